@@ -1,0 +1,49 @@
+#include "CFFmpeg.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define FB_STR2(x) #x
+#define FB_STR(x) FB_STR2(x)
+// The sonames of the libraries whose headers we compiled against, e.g. "libavcodec.so.59".
+#define FB_SONAME(lib, major) "lib" #lib ".so." FB_STR(major)
+
+static FBAVTable table;
+static const char *load_error = "libav was not loaded";
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char message[512];
+
+static void load(void) {
+    // Dependencies first, each RTLD_GLOBAL so the next one resolves against them.
+    void *avutil = dlopen(FB_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL);
+    void *swscale = avutil ? dlopen(FB_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL) : NULL;
+    void *avcodec = swscale ? dlopen(FB_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL) : NULL;
+    void *avformat = avcodec ? dlopen(FB_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (!avformat) {
+        const char *why = dlerror();
+        snprintf(message, sizeof message, "cannot load libav (%s); install libavformat59, libavcodec59, libswscale6",
+                 why ? why : "unknown reason");
+        load_error = message;
+        return;
+    }
+#define FB_AV_RESOLVE(lib, name) \
+    table.name = (__typeof__(name) *)dlsym(lib, #name); \
+    if (!table.name) { \
+        snprintf(message, sizeof message, "libav symbol %s not found in lib%s", #name, #lib); \
+        load_error = message; \
+        return; \
+    }
+    FB_AV_FUNCTIONS(FB_AV_RESOLVE)
+#undef FB_AV_RESOLVE
+    table.av_log_set_level(AV_LOG_QUIET);
+    load_error = NULL;
+}
+
+const char *fb_av_load(void) {
+    pthread_once(&once, load);
+    return load_error;
+}
+
+const FBAVTable *fb_av_table(void) { return &table; }

@@ -1,0 +1,31 @@
+/// Resource limits checked from headers before any large allocation. Violations throw
+/// `FlipbookError.Code.limitExceeded`.
+public struct Limits: Sendable, Equatable {
+    /// Largest decoded image, in pixels (width x height). Default 100 megapixels (400 MB as RGBA).
+    public var maxPixels: Int = 100_000_000
+    /// Largest input accepted, in bytes. Default 512 MiB.
+    public var maxInputBytes: Int = 512 << 20
+
+    public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 512 << 20) {
+        self.maxPixels = maxPixels
+        self.maxInputBytes = maxInputBytes
+    }
+
+    /// Throws if a `width` x `height` image may not be decoded.
+    func checkPixels(width: Int, height: Int, what: String = "image") throws {
+        guard width > 0, height > 0 else {
+            throw FlipbookError(.corrupt, "\(what) declares an empty size \(width)x\(height)")
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixels {
+            throw FlipbookError(.limitExceeded,
+                                "\(what) is \(width)x\(height) (\(width * height / 1_000_000) MP), over the \(maxPixels / 1_000_000) MP limit")
+        }
+    }
+
+    func checkBytes(_ count: Int) throws {
+        if count > maxInputBytes {
+            throw FlipbookError(.limitExceeded, "input is \(count) bytes, over the \(maxInputBytes)-byte limit")
+        }
+    }
+}

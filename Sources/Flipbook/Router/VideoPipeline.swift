@@ -1,0 +1,52 @@
+import CFFmpeg
+
+/// Videos (ISO-BMFF, Matroska/WebM). This version probes through libavformat over the byte source; posters,
+/// previews and storyboards arrive with the video issue.
+public struct VideoPipeline: MediaPipeline {
+    public init() {}
+    public var name: String { "video" }
+    public func accepts(_ type: MediaType) -> Bool { type.isVideo }
+
+    public func probe(_ input: MediaInput) throws -> MediaInfo {
+        let av = try LibAV.api()
+        let format = try FormatInput(source: input.source)
+        var info = MediaInfo(type: input.type)
+        let duration = format.pointer.pointee.duration
+        if duration != LibAV.noPTS, duration > 0 { info.durationMs = Int(duration / 1000) }
+        let index = av.av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0 else { return info }  // audio-only: no picture facts to report
+        let stream = format.streams[Int(index)]
+        let par = stream.pointee.codecpar!
+        let orientation = Self.orientation(of: stream)
+        let w = Int(par.pointee.width), h = Int(par.pointee.height)
+        info.width = orientation.swapsAxes ? h : w
+        info.height = orientation.swapsAxes ? w : h
+        info.orientation = orientation.rawValue
+        info.codec = LibAV.codecName(par.pointee.codec_id)
+        if stream.pointee.nb_frames > 0 { info.frames = Int(stream.pointee.nb_frames) }
+        if let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: par.pointee.format)) {
+            info.hasAlpha = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+        }
+        return info
+    }
+
+    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+        throw FlipbookError(.unsupported, "video posters need the video frame extractor, which is not built yet")
+    }
+
+    /// The stream's display matrix as the EXIF orientation that shows it upright (rotations only).
+    static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
+        guard let av = try? LibAV.api() else { return .up }
+        var size = 0
+        guard let data = av.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .up }
+        let ccw = data.withMemoryRebound(to: Int32.self, capacity: 9) { av.av_display_rotation_get($0) }
+        guard ccw.isFinite else { return .up }
+        let clockwise = (Int((-ccw).rounded()) % 360 + 360) % 360
+        switch clockwise {
+        case 90: return .right
+        case 180: return .down
+        case 270: return .left
+        default: return .up
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// An 8-bit interleaved image: RGB (3 channels) or RGBA (4, straight alpha), rows packed without padding.
+/// Costs width x height x channels bytes.
+public struct Image: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// 3 (RGB) or 4 (RGBA).
+    public var channels: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+        precondition(channels == 3 || channels == 4, "Image supports RGB and RGBA")
+        precondition(pixels.count == width * height * channels, "pixel buffer does not match the size")
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
+    }
+
+    /// A blank (zeroed) image.
+    public init(width: Int, height: Int, channels: Int) {
+        self.init(width: width, height: height, channels: channels,
+                  pixels: [UInt8](repeating: 0, count: width * height * channels))
+    }
+
+    public var hasAlpha: Bool { channels == 4 }
+
+    /// True if some pixel is not fully opaque.
+    public var hasTransparentPixels: Bool {
+        guard channels == 4 else { return false }
+        return pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 255 { return true }
+                i += 4
+            }
+            return false
+        }
+    }
+
+    /// This image composited onto an opaque background, as RGB.
+    public func flattened(onto background: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 255)) -> Image {
+        guard channels == 4 else { return self }
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        let bg = [Int(background.r), Int(background.g), Int(background.b)]
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<(width * height) {
+                    let a = Int(src[i * 4 + 3])
+                    for c in 0..<3 {
+                        dst[i * 3 + c] = UInt8((Int(src[i * 4 + c]) * a + bg[c] * (255 - a) + 127) / 255)
+                    }
+                }
+            }
+        }
+        return Image(width: width, height: height, channels: 3, pixels: out)
+    }
+
+    /// This image with an alpha channel (opaque where there was none).
+    public func withAlpha() -> Image {
+        guard channels == 3 else { return self }
+        var out = [UInt8](repeating: 255, count: width * height * 4)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<(width * height) {
+                    dst[i * 4] = src[i * 3]
+                    dst[i * 4 + 1] = src[i * 3 + 1]
+                    dst[i * 4 + 2] = src[i * 3 + 2]
+                }
+            }
+        }
+        return Image(width: width, height: height, channels: 4, pixels: out)
+    }
+}
+
+/// A width and height in pixels.
+public struct Size: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)x\(height)" }
+    public var transposed: Size { Size(width: height, height: width) }
+    public var pixelCount: Int { width * height }
+}

@@ -1,0 +1,148 @@
+/// Stills: JPEG through TurboJPEG with shrink-on-load, everything else through libavcodec. Two phases, as
+/// in libvips: read the header and check limits, then decode at the chosen scale.
+public struct StillPipeline: MediaPipeline {
+    public init() {}
+    public var name: String { "still" }
+
+    public func accepts(_ type: MediaType) -> Bool {
+        [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff].contains(type)
+    }
+
+    public func probe(_ input: MediaInput) throws -> MediaInfo {
+        let header = try StillHeader.read(input.source, type: input.type)
+        var info = MediaInfo(type: input.type)
+        let swap = header.orientation.swapsAxes
+        info.width = swap ? header.height : header.width
+        info.height = swap ? header.width : header.height
+        info.orientation = header.orientation.rawValue
+        info.frames = header.frames
+        info.durationMs = header.durationMs
+        info.loopCount = header.loopCount
+        info.hasAlpha = header.hasAlpha
+        info.codec = header.codec
+        return info
+    }
+
+    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+        switch input.type {
+        case .jpeg:
+            return try input.source.withContiguousBytes { try jpegThumbnail($0, request, limits: input.limits) }
+        case .animatedWebP:
+            throw FlipbookError(.unsupported, "animated WebP is not decodable by this libavcodec (5.x); only still WebP is")
+        default:
+            let header = try StillHeader.read(input.source, type: input.type)
+            try input.limits.checkPixels(width: header.width, height: header.height)
+            let image = try input.source.withContiguousBytes {
+                try LibAVStillCodec.decode($0, type: input.type, limits: input.limits)
+            }
+            return Self.finish(image, fullSize: Size(width: image.width, height: image.height),
+                               orientation: header.orientation, request: request)
+        }
+    }
+
+    /// The JPEG path: EXIF orientation, shrink-on-load through TurboJPEG's DCT scaling, the embedded EXIF
+    /// thumbnail when it is big enough, and libavcodec for what TurboJPEG cannot read (12-bit, lossless).
+    func jpegThumbnail(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits) throws -> Image {
+        let markers = JPEGMarkers(bytes)
+        // Limits first, from our own reading of the SOF segment, before any decoder allocates.
+        guard let w = markers.width, let h = markers.height else {
+            throw FlipbookError(bytes.count < 1024 ? .truncated : .corrupt, "JPEG has no frame header (SOF)")
+        }
+        try limits.checkPixels(width: w, height: h, what: "JPEG")
+        let header: TurboJPEG.Header
+        do {
+            header = try TurboJPEG.header(bytes)
+        } catch let turboError {
+            return try libavFallback(bytes, request, limits: limits, orientation: .up, turboError: turboError)
+        }
+        try limits.checkPixels(width: header.width, height: header.height, what: "JPEG")
+        let exif = markers.exif.flatMap { EXIFInfo(tiff: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+        let orientation = Orientation(exifValue: exif?.orientation)
+        let full = Size(width: header.width, height: header.height)
+        let display = orientation.swapsAxes ? full.transposed : full
+        let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
+                                      upscale: request.upscale).stored(for: orientation)
+
+        if let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
+           let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
+                                              full: full, plan: plan) {
+            return Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
+                               plan: plan)
+        }
+
+        let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
+        let chosen = plan.shrinkOnLoad(from: factors.map { Double($0.num) / Double($0.denom) })
+        let factor = factors.first { abs(Double($0.num) / Double($0.denom) - chosen) < 1e-9 } ?? factors[0]
+        let decoded: Image
+        do {
+            decoded = try TurboJPEG.decode(bytes, header: header, factor: factor, adobe: markers.adobe).0
+        } catch let turboError {
+            return try libavFallback(bytes, request, limits: limits, orientation: orientation, turboError: turboError)
+        }
+        // TurboJPEG rounds scaled sizes up; the last row/column then covers less than a full block and
+        // comes out dark. Keep the rounded-down size, as libvips does.
+        let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
+        let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
+        let trimmed = Self.cropTopLeft(decoded, width: min(exactW, decoded.width), height: min(exactH, decoded.height))
+        return Self.finish(trimmed, fullSize: full, orientation: orientation, plan: plan)
+    }
+
+    /// The EXIF thumbnail, decoded, if it covers the output at full resolution and has the main image's shape.
+    private func embeddedThumbnail(_ bytes: UnsafeRawBufferPointer, range: Range<Int>, full: Size, plan: ThumbnailPlan) throws -> Image? {
+        guard range.upperBound <= bytes.count else { return nil }
+        let thumb = UnsafeRawBufferPointer(rebasing: bytes[range])
+        let header = try TurboJPEG.header(thumb)
+        guard header.width >= plan.output.width, header.height >= plan.output.height,
+              abs(Double(header.width) / Double(header.height) - Double(full.width) / Double(full.height)) < 0.01
+        else { return nil }
+        let (image, warning) = try TurboJPEG.decode(thumb, header: header, factor: tjscalingfactorOne, adobe: false)
+        return warning == nil ? image : nil
+    }
+
+    private func libavFallback(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits,
+                               orientation: Orientation, turboError: Error) throws -> Image {
+        let image: Image
+        do {
+            image = try LibAVStillCodec.decode(bytes, type: .jpeg, limits: limits)
+        } catch let error as FlipbookError where error.code == .limitExceeded || error.code == .libraryUnavailable {
+            throw error
+        } catch {
+            throw turboError  // TurboJPEG's diagnosis is the more precise one
+        }
+        return Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
+                           request: request)
+    }
+
+    /// Resamples a decoded image (the whole source at some scale) to the plan and turns it upright.
+    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, request: ThumbnailRequest) -> Image {
+        let display = orientation.swapsAxes ? fullSize.transposed : fullSize
+        let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
+                                      upscale: request.upscale).stored(for: orientation)
+        return finish(image, fullSize: fullSize, orientation: orientation, plan: plan)
+    }
+
+    /// `plan` is in stored orientation; `image` shows the full source scaled to its own size.
+    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, plan: ThumbnailPlan) -> Image {
+        let sx = Double(image.width) / Double(fullSize.width), sy = Double(image.height) / Double(fullSize.height)
+        let cropW = plan.cropWidth * sx, cropH = plan.cropHeight * sy
+        let region = (x: (Double(image.width) - cropW) / 2, y: (Double(image.height) - cropH) / 2, width: cropW, height: cropH)
+        let resized = (image.width == plan.output.width && image.height == plan.output.height && cropW == Double(image.width)
+                       && cropH == Double(image.height))
+            ? image : Resampler.resample(image, region: region, to: plan.output)
+        return orientation.apply(to: resized)
+    }
+
+    static func cropTopLeft(_ image: Image, width: Int, height: Int) -> Image {
+        guard width != image.width || height != image.height else { return image }
+        var out = [UInt8]()
+        out.reserveCapacity(width * height * image.channels)
+        for y in 0..<height {
+            let start = y * image.width * image.channels
+            out.append(contentsOf: image.pixels[start..<(start + width * image.channels)])
+        }
+        return Image(width: width, height: height, channels: image.channels, pixels: out)
+    }
+}
+
+import CTurboJPEG
+private let tjscalingfactorOne = tjscalingfactor(num: 1, denom: 1)

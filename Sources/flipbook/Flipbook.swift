@@ -1,0 +1,11 @@
+import ArgumentParser
+import Flipbook
+
+@main
+struct FlipbookCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flipbook",
+        abstract: "Thumbnails, frames and probes for images and video.",
+        subcommands: [Thumb.self, Probe.self]
+    )
+}

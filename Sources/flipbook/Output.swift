@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Flipbook
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, then rename. Refuses to
+/// replace any of `protected` (the inputs).
+func writeAtomically(_ bytes: [UInt8], to path: String, protecting inputs: [String]) throws {
+    var target = stat()
+    if stat(path, &target) == 0 {
+        for input in inputs {
+            var info = stat()
+            if stat(input, &info) == 0, info.st_dev == target.st_dev, info.st_ino == target.st_ino {
+                throw FlipbookError(.invalidArgument, "refusing to overwrite the input \(input)")
+            }
+        }
+    }
+    let temporary = "\(path).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw FlipbookError(.io, "cannot create \(temporary)", underlying: String(cString: strerror(errno))) }
+    var ok = false
+    defer {
+        if !ok { unlink(temporary) }
+    }
+    var written = 0
+    try bytes.withUnsafeBytes { buffer in
+        while written < buffer.count {
+            let n = write(fd, buffer.baseAddress! + written, buffer.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let why = String(cString: strerror(errno))
+                close(fd)
+                throw FlipbookError(.io, "cannot write \(path)", underlying: why)
+            }
+            written += n
+        }
+    }
+    guard close(fd) == 0 else { throw FlipbookError(.io, "cannot write \(path)", underlying: String(cString: strerror(errno))) }
+    guard rename(temporary, path) == 0 else {
+        throw FlipbookError(.io, "cannot rename into \(path)", underlying: String(cString: strerror(errno)))
+    }
+    ok = true
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
+func makeDirectory(_ path: String) throws {
+    var partial = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        partial += "/" + component
+        if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+            throw FlipbookError(.io, "cannot create directory \(partial)", underlying: String(cString: strerror(errno)))
+        }
+    }
+}
+
+func baseName(_ path: String) -> String {
+    String(path.split(separator: "/").last ?? Substring(path))
+}
+
+func stem(_ path: String) -> String {
+    let name = baseName(path)
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+    return String(name[..<dot])
+}
+
+func fileExtension(_ path: String) -> String? {
+    let name = baseName(path)
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    return String(name[name.index(after: dot)...])
+}
+
+func writeStderr(_ text: String) {
+    var text = text
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+func printError(_ text: String) { writeStderr(text + "\n") }
+
+func printOut(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+/// The message a person should see for an error: ours are already worded, anything else is described.
+func describe(_ error: Error) -> String {
+    if let error = error as? FlipbookError { return error.description }
+    return String(describing: error)
+}
+
+/// A one-line progress bar on a terminal (stderr); silent otherwise.
+final class Progress: @unchecked Sendable {
+    private let total: Int
+    private var done = 0
+    private var failed = 0
+    private let enabled: Bool
+    private var lock = pthread_mutex_t()
+
+    init(total: Int) {
+        self.total = total
+        enabled = isatty(2) != 0 && total > 1
+        pthread_mutex_init(&lock, nil)
+    }
+
+    func step(failed didFail: Bool) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        done += 1
+        if didFail { failed += 1 }
+        guard enabled else { return }
+        let width = 30
+        let filled = width * done / max(1, total)
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let text = "\r[\(bar)] \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "") + (done == total ? "\n" : "")
+        writeStderr(text)
+    }
+}
+

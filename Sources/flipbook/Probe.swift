@@ -1,0 +1,29 @@
+import ArgumentParser
+import Flipbook
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe media files: type, size, orientation, frames, duration, loop count, alpha, codec.")
+
+    @Argument(help: "Input files.") var inputs: [String]
+    @Flag(help: "One JSON object per file.") var json = false
+
+    func run() throws {
+        var failed = false
+        for path in inputs {
+            do {
+                let info = try MediaInput(path: path).probe()
+                printOut(json ? info.jsonLine(file: path) : info.humanLine(file: path))
+            } catch {
+                failed = true
+                let message = describe(error)
+                if json {
+                    printOut(MediaInfo.errorJSONLine(file: path, error: error))
+                } else {
+                    printError("flipbook: \(path): \(message)")
+                }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Dispatch
+import Flipbook
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Fit: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}
+
+struct Thumb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make thumbnails of still images (JPEG, PNG, WebP, BMP, TIFF).",
+        discussion: """
+            With one input, -o names the output file (its extension picks the format) or a directory. With \
+            several inputs, -o is a directory and they are processed in parallel.
+            """)
+
+    @Argument(help: "Input files.") var inputs: [String]
+    @Option(name: .shortAndLong, help: "Output file or directory.") var output: String
+    @Option(help: "Longer side (inside) or square side (cover), in pixels.") var size = 256
+    @Option(help: "inside: keep aspect ratio; cover: centre-cropped square.") var fit: Fit = .inside
+    @Option(help: "JPEG/WebP quality, 1-100.") var quality = 80
+    @Option(help: "jpeg, png or webp (default: from the output extension, else jpeg).") var format: OutputFormat?
+    @Flag(help: "Enlarge images smaller than the requested size.") var upscale = false
+    @Option(help: "Parallel workers for several inputs (default: the number of cores).") var jobs: Int?
+    @Option(help: "Refuse images larger than this many megapixels.") var maxMegapixels = 100
+
+    func validate() throws {
+        guard size > 0 else { throw ValidationError("--size must be positive") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
+        guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive") }
+    }
+
+    func run() throws {
+        let toDirectory = inputs.count > 1 || isDirectory(output) || output.hasSuffix("/")
+        let chosenFormat = format ?? (toDirectory ? nil : fileExtension(output).flatMap(OutputFormat.init(fileExtension:))) ?? .jpeg
+        if toDirectory { try makeDirectory(output) }
+
+        var jobsList: [(input: String, output: String)] = []
+        var seen: [String: String] = [:]
+        for input in inputs {
+            let destination = toDirectory ? "\(output)/\(stem(input)).\(chosenFormat.fileExtension)" : output
+            if let other = seen[destination] {
+                throw ValidationError("\(input) and \(other) would both be written to \(destination)")
+            }
+            seen[destination] = input
+            jobsList.append((input, destination))
+        }
+
+        let request = ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality, format: chosenFormat)
+        let limits = Limits(maxPixels: maxMegapixels * 1_000_000)
+        let failures = Atomic<Int>(0)
+        let progress = Progress(total: jobsList.count)
+        let next = Atomic<Int>(0)
+        let allInputs = inputs
+        let plan = jobsList
+        let work: @Sendable (Int) -> Void = { _ in
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < plan.count else { return }
+                let job = plan[i]
+                do {
+                    let input = try MediaInput(path: job.input, limits: limits)
+                    let thumbnail = try input.thumbnail(request)
+                    try writeAtomically(thumbnail.data, to: job.output, protecting: allInputs)
+                    progress.step(failed: false)
+                } catch {
+                    failures.add(1, ordering: .relaxed)
+                    progress.step(failed: true)
+                    printError("flipbook: \(job.input): \(describe(error))")
+                }
+            }
+        }
+        let workers = min(jobsList.count, max(1, jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        if workers <= 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        let failed = failures.load(ordering: .relaxed)
+        if failed > 0 {
+            throw ExitCode(1)
+        }
+    }
+}
