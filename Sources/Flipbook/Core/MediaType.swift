@@ -48,7 +48,10 @@ extension MediaType {
         if starts(with: ascii("GIF87a")) || starts(with: ascii("GIF89a")) { return .gif }
         if starts(with: ascii("RIFF")) && starts(with: ascii("WEBP"), at: 8) {
             // VP8X: flags byte at 20, animation bit 0x02.
-            if starts(with: ascii("VP8X"), at: 12), head.count > 20, head[20] & 0x02 != 0 { return .animatedWebP }
+            if starts(with: ascii("VP8X"), at: 12) {
+                guard head.count > 20 else { return .unknown }  // cut before the flags byte
+                return head[20] & 0x02 != 0 ? .animatedWebP : .webp
+            }
             return head.count >= 16 ? .webp : .unknown
         }
         if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
@@ -59,7 +62,7 @@ extension MediaType {
         }
         if starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
             // EBML header: the DocType string says webm or matroska.
-            let header = (try? source.bytes(at: 0, length: 64)) ?? head
+            let header = (try? source.bytes(at: 0, length: 256)) ?? head
             if contains(header, ascii("webm")) { return .webm }
             if contains(header, ascii("matroska")) { return .matroska }
             return .unknown

@@ -34,12 +34,29 @@ public enum Resampler {
                             for i in 0..<(image.width * c) { line[i] = Float(src[base + i]) }
                         }
                         let outBase = row * outW * c
-                        for x in 0..<outW {
-                            let first = hTaps.first[x], count = hTaps.count[x], w0 = hTaps.offset[x]
-                            for k in 0..<c {
-                                var sum: Float = 0
-                                for t in 0..<count { sum += line[(first + t) * c + k] * hTaps.weights[w0 + t] }
-                                tmp[outBase + x * c + k] = sum
+                        hTaps.weights.withUnsafeBufferPointer { weights in
+                            for x in 0..<outW {
+                                let first = hTaps.first[x], count = hTaps.count[x], w0 = hTaps.offset[x]
+                                // All channels of a tap in one pass: one weight load, contiguous reads.
+                                var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+                                var p = first * c
+                                if c == 4 {
+                                    for t in 0..<count {
+                                        let w = weights[w0 + t]
+                                        s0 += line[p] * w; s1 += line[p + 1] * w; s2 += line[p + 2] * w; s3 += line[p + 3] * w
+                                        p += 4
+                                    }
+                                    tmp[outBase + x * 4 + 3] = s3
+                                } else {
+                                    for t in 0..<count {
+                                        let w = weights[w0 + t]
+                                        s0 += line[p] * w; s1 += line[p + 1] * w; s2 += line[p + 2] * w
+                                        p += 3
+                                    }
+                                }
+                                tmp[outBase + x * c] = s0
+                                tmp[outBase + x * c + 1] = s1
+                                tmp[outBase + x * c + 2] = s2
                             }
                         }
                     }

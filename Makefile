@@ -1,0 +1,57 @@
+# Flipbook — build, test, demo and benchmark. Works as root on a fresh Debian 12 machine: missing apt
+# packages are installed first (nothing is fetched from anywhere but Debian's archive).
+
+SWIFT        ?= swift
+BUILD_FLAGS  ?=
+RELEASE_BIN  := .build/release/flipbook
+DEBUG_BIN    := .build/debug/flipbook
+
+# Build and run-time libraries, plus the tools the tests and benchmarks use as oracles and peers.
+APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libgif-dev \
+                libturbojpeg0-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
+                ffmpegthumbnailer gifsicle time
+
+.PHONY: all deps build release test demo bench samples clean
+
+all: build
+
+# Installs only what is missing; `apt-get update` runs once, and only if something must be installed.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+# Static Swift runtime: fewer shared objects to load, which matters for one process per image.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+# Remakes samples/ from scripts/make-samples.sh (committed with its output).
+samples: deps
+	scripts/make-samples.sh samples
+
+demo: release
+	@rm -rf out/demo && mkdir -p out/demo
+	@echo "== probe"
+	@$(RELEASE_BIN) probe samples/* || true
+	@echo "== thumbnails of every still in samples/ (256 px, inside) -> out/demo/"
+	@stills=$$(for f in samples/*; do $(RELEASE_BIN) probe --json "$$f" 2>/dev/null | grep -Eq '"type":"(jpeg|png|webp|bmp|tiff)"' && echo "$$f"; done); \
+	  $(RELEASE_BIN) thumb $$stills -o out/demo --size 256 && \
+	  for f in out/demo/*; do $(RELEASE_BIN) probe "$$f"; done
+
+bench: release
+	bench/run.sh
+
+clean:
+	rm -rf .build out bench/work

@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+"""Independent reference decoder for Flipbook's tests: Pillow (Debian's python3-pil), not our code.
+
+  reference.py decode SRC OUT [WIDTH HEIGHT]
+      Decodes SRC with Pillow, applies EXIF orientation (ImageOps.exif_transpose), converts to RGBA and,
+      when a size is given, resizes with Lanczos. Writes OUT as "W H\\n" followed by raw RGBA bytes.
+      Exit status 3 if Pillow cannot decode SRC.
+"""
+import sys
+
+from PIL import Image, ImageOps
+
+
+def decode(src, out, size=None):
+    try:
+        im = Image.open(src)
+        im.load()
+    except Exception as error:  # Pillow cannot read it: say so with a distinct status
+        print(f"pillow: {error}", file=sys.stderr)
+        sys.exit(3)
+    im = ImageOps.exif_transpose(im)
+    im = im.convert("RGBA")
+    if size:
+        im = im.resize(size, Image.LANCZOS)
+    with open(out, "wb") as f:
+        f.write(f"{im.width} {im.height}\n".encode())
+        f.write(im.tobytes())
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "decode":
+        size = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else None
+        decode(sys.argv[2], sys.argv[3], size)
+    else:
+        sys.exit(f"unknown command {sys.argv[1]}")
