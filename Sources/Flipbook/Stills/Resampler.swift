@@ -124,8 +124,10 @@ public enum Resampler {
             let support = 3 * filterScale
             for i in 0..<outputLength {
                 let center = start + (Double(i) + 0.5) * step
-                let lo = max(0, Int((center - support).rounded(.down)))
-                let hi = min(sourceLength - 1, Int((center + support).rounded(.up)))
+                // Clamped so that no region, however far off the image, reads outside it.
+                let last = max(0, sourceLength - 1)
+                let lo = min(last, max(0, Int((center - support).rounded(.down))))
+                let hi = max(lo, min(last, Int((center + support).rounded(.up))))
                 var ws: [Double] = []
                 var total = 0.0
                 for s in lo...max(lo, hi) {

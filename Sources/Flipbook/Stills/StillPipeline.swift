@@ -63,11 +63,14 @@ public struct StillPipeline: MediaPipeline {
         let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
                                       upscale: request.upscale).stored(for: orientation)
 
-        if let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
+        // The writer colour-converted an embedded thumbnail of a CMYK image its own way (Photoshop's
+        // differs from the main image's naive conversion by ~30 levels on pil_sample_cmyk.jpg): decode those.
+        let isCMYK = header.colorspace == TJCS_CMYK || header.colorspace == TJCS_YCCK
+        if !isCMYK, let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
            let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
                                               full: full, plan: plan) {
-            return Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
-                               plan: plan)
+            // The embedded thumbnail shows the whole main image: the plan's crop is in main-image pixels.
+            return Self.finish(image, fullSize: full, orientation: orientation, plan: plan)
         }
 
         let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
