@@ -171,9 +171,21 @@ public struct FileByteSource: ByteSource {
     }
 
     public func withContiguousBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, count), alignment: 16)
-        defer { buffer.deallocate() }
-        let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), at: 0)
+        // An anonymous mapping populated in one call: a multi-megabyte file would otherwise take one page
+        // fault per 4 KiB as pread fills a malloc'd buffer (~5% of a 24 MP thumbnail). Reading with pread,
+        // rather than mapping the file itself, means a file truncated under us cannot raise SIGBUS.
+        let length = max(1, count)
+        #if canImport(Glibc)
+        let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE | MAP_ANON
+        #endif
+        guard let mapping = mmap(nil, length, PROT_READ | PROT_WRITE, flags, -1, 0), mapping != MAP_FAILED else {
+            throw FlipbookError(.io, "cannot allocate \(length) bytes to read \(path)", underlying: String(cString: strerror(errno)))
+        }
+        defer { munmap(mapping, length) }
+        let buffer = UnsafeMutableRawBufferPointer(start: mapping, count: count)
+        let n = try read(into: buffer, at: 0)
         return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Flipbook
+
+/// The `flipbook` executable, run as a user would. Built by `swift build` before the tests run.
+@Suite(.serialized) struct CLITests {
+    static let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/flipbook").path
+    static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    static let samples = Corpus.packageRoot.appendingPathComponent("samples").path
+
+    func flipbook(_ args: String...) throws -> Run.Result { try Run.program(Self.binary, args) }
+
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func probeJSONHasEveryKeyAndAnErrorForBadFiles() throws {
+        let dir = try TemporaryDirectory()
+        try Data("not media".utf8).write(to: URL(fileURLWithPath: dir.path("bad.jpg")))
+        let result = try flipbook("probe", "--json", "\(Self.samples)/testsrc-rotated-exif6.jpg",
+                                  "\(Self.samples)/alpha-640x480.png", dir.path("bad.jpg"))
+        #expect(result.status != 0, "a failed file makes the exit status non-zero")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        for key in ["type", "width", "height", "orientation", "frames", "durationMs", "loopCount", "hasAlpha", "codec"] {
+            #expect(objects.allSatisfy { $0.keys.contains(key) }, "key \(key)")
+        }
+        #expect(objects[0]["type"] as? String == "jpeg")
+        // Stored 800x1200 (turned a quarter), displayed upright as the 1200x800 original.
+        #expect(objects[0]["width"] as? Int == 1200 && objects[0]["height"] as? Int == 800, "displayed size, after orientation 6")
+        #expect(objects[0]["orientation"] as? Int == 6)
+        #expect(objects[1]["hasAlpha"] as? Bool == true)
+        #expect(objects[1]["durationMs"] is NSNull)
+        let error = try #require(objects[2]["error"] as? [String: Any])
+        #expect(error["code"] as? String == "unknown-format")
+    }
+
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func thumbWritesEveryInputToADirectoryInParallel() throws {
+        let dir = try TemporaryDirectory()
+        let inputs = ["mandelbrot-1600x1200.jpg", "testsrc-rotated-exif6.jpg", "alpha-640x480.png", "cellauto-400x300.webp",
+                      "testsrc-320x240.bmp", "gray-1000x700.jpg"].map { "\(Self.samples)/\($0)" }
+        let result = try Run.program(Self.binary, ["thumb"] + inputs + ["-o", dir.path("out"), "--size", "200", "--fit", "cover", "--jobs", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: dir.path("out")).sorted()
+        #expect(written == ["alpha-640x480.jpg", "cellauto-400x300.jpg", "gray-1000x700.jpg", "mandelbrot-1600x1200.jpg",
+                            "testsrc-320x240.jpg", "testsrc-rotated-exif6.jpg"])
+        for name in written {
+            let info = try MediaInput(path: dir.path("out/\(name)")).probe()
+            #expect(info.type == .jpeg && info.width == 200 && info.height == 200, "\(name)")
+        }
+        #expect(!written.contains { $0.hasSuffix(".tmp") })
+    }
+
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func thumbPicksTheFormatFromTheExtensionAndNeverOverwritesItsInput() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.path("in.png")
+        try FileManager.default.copyItem(atPath: "\(Self.samples)/alpha-640x480.png", toPath: input)
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        let refused = try flipbook("thumb", input, "-o", input)
+        #expect(refused.status != 0 && refused.stderr.contains("refusing to overwrite"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
+        let ok = try flipbook("thumb", input, "-o", dir.path("small.webp"), "--size", "64")
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let info = try MediaInput(path: dir.path("small.webp")).probe()
+        #expect(info.type == .webp && info.width == 64 && info.height == 48 && info.hasAlpha == true)
+    }
+
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func aBadFileIsReportedAndTheOthersStillConvert() throws {
+        let dir = try TemporaryDirectory()
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 4]).write(to: URL(fileURLWithPath: dir.path("broken.jpg")))
+        let result = try flipbook("thumb", dir.path("broken.jpg"), "\(Self.samples)/mandelbrot-1600x1200.jpg", "-o", dir.path("out"))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("broken.jpg"))
+        #expect(!result.stderr.contains("Fatal"))
+        #expect(FileManager.default.fileExists(atPath: dir.path("out/mandelbrot-1600x1200.jpg")))
+        #expect(!FileManager.default.fileExists(atPath: dir.path("out/broken.jpg")))
+    }
+}

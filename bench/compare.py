@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: Flipbook against its peers, alternating runs in one process, medians and ratios.
+
+Each run is one child process; wall time from a monotonic clock, peak RSS from wait4's rusage. Absolute
+numbers drift on shared machines; the ratios, measured alternately in one run, are what to compare."""
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "bench", "work")
+FLIPBOOK = os.path.join(ROOT, ".build", "release", "flipbook")
+CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
+RUNS = int(os.environ.get("BENCH_RUNS", "15"))
+
+
+def run(argv):
+    """Runs argv to completion; returns (seconds, peak RSS in MB, exit status)."""
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def compare(title, ours, peer, peer_name, runs=RUNS, setup=None):
+    """Alternates ours and peer `runs` times (after one warm-up each); prints and returns medians and ratios."""
+    results = {"ours": [], "peer": []}
+    for i in range(runs + 1):
+        for name, argv in (("ours", ours), ("peer", peer)) if i % 2 == 0 else (("peer", peer), ("ours", ours)):
+            if setup:
+                setup()
+            t, rss, code = run(argv)
+            if code != 0:
+                sys.exit(f"{title}: {' '.join(argv)} exited {code}")
+            if i > 0:
+                results[name].append((t, rss))
+    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for k, v in results.items()}
+    row = (title, med["ours"][0] * 1000, med["peer"][0] * 1000, med["ours"][0] / med["peer"][0],
+           med["ours"][1], med["peer"][1], med["ours"][1] / med["peer"][1], peer_name)
+    print(f"| {row[0]} | {row[1]:.1f} ms | {row[2]:.1f} ms | {row[3]:.2f}x | {row[4]:.1f} MB | {row[5]:.1f} MB | {row[6]:.2f}x | {row[7]} |",
+          flush=True)
+    return row
+
+
+def main():
+    out = tempfile.mkdtemp(prefix="flipbook-bench-")
+    try:
+        print(f"Flipbook vs peers: median of {RUNS} alternating runs each; ratio = ours / peer (lower is better)\n")
+        print("| case | flipbook | peer | time ratio | flipbook RSS | peer RSS | RSS ratio | peer |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name in ("photo24-typical.jpg", "photo24-dense.jpg"):
+            src = os.path.join(WORK, name)
+            mb = os.path.getsize(src) / 1e6
+            compare(f"one-shot 24 MP JPEG ({mb:.1f} MB) -> 256 px",
+                    [FLIPBOOK, "thumb", src, "-o", os.path.join(out, "a.jpg"), "--size", "256"],
+                    ["vipsthumbnail", src, "-s", "256", "-o", os.path.join(out, "b.jpg")], "vipsthumbnail")
+        batch = sorted(os.path.join(WORK, "batch", f) for f in os.listdir(os.path.join(WORK, "batch")))
+        for d in ("ba", "bb"):
+            os.makedirs(os.path.join(out, d), exist_ok=True)
+        row = compare(f"batch: {len(batch)} x 24 MP JPEG in one process",
+                      [FLIPBOOK, "thumb", *batch, "-o", os.path.join(out, "ba"), "--size", "256"],
+                      ["vipsthumbnail", *batch, "-s", "256", "-o", os.path.join(out, "bb", "%s.jpg")], "vipsthumbnail",
+                      runs=max(3, RUNS // 3))
+        print(f"\nbatch throughput: flipbook {len(batch) / (row[1] / 1000):.1f} images/s, vipsthumbnail "
+              f"{len(batch) / (row[2] / 1000):.1f} images/s: {row[2] / row[1]:.2f}x")
+        bomb = os.path.join(CORPUS, "jpeg", "jpeg-decoder", "max_size.jpg")
+        if os.path.exists(bomb):
+            times = [run([FLIPBOOK, "thumb", bomb, "-o", os.path.join(out, "bomb.jpg")]) for _ in range(5)]
+            t = statistics.median(x[0] for x in times) * 1000
+            rss = max(x[1] for x in times)
+            codes = {x[2] for x in times}
+            print(f"\ndecompression bomb (65535x65535 header, 186 bytes): refused in {t:.1f} ms median, "
+                  f"peak RSS {rss:.1f} MB, exit status {codes}")
+        else:
+            print(f"\n(corpus not found at {CORPUS}: decompression-bomb check skipped)")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

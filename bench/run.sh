@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make bench: builds in release mode (the Makefile does), makes the inputs, then runs Flipbook and its
+# peer alternately on the same inputs and prints medians and ratios of wall time and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=bench/work
+mkdir -p "$work"
+ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
+
+# 24-megapixel JPEGs from ffmpeg's mandelbrot source. Noise makes them photo-like in entropy:
+# "typical" ~1.7 MB (a phone photo's density), "dense" ~9.6 MB (grainy, low-compression).
+[ -f "$work/photo24-typical.jpg" ] || ff -f lavfi -i "mandelbrot=size=6000x4000:maxiter=100,noise=alls=5:allf=t,format=yuvj420p" -frames:v 1 -q:v 3 "$work/photo24-typical.jpg"
+[ -f "$work/photo24-dense.jpg" ] || ff -f lavfi -i "mandelbrot=size=6000x4000:maxiter=100,noise=alls=12:allf=t,format=yuvj420p" -frames:v 1 -q:v 2 "$work/photo24-dense.jpg"
+# 20 different 24 MP images for the batch run (five pictures, each at four zooms of the set).
+mkdir -p "$work/batch"
+for i in $(seq 0 19); do
+  f="$work/batch/img$(printf %02d "$i").jpg"
+  [ -f "$f" ] || ff -f lavfi -i "mandelbrot=size=6000x4000:maxiter=80:start_scale=$(echo "3 - $i * 0.12" | bc -l),noise=alls=5:allf=t,format=yuvj420p" -frames:v 1 -q:v 3 "$f"
+done
+
+exec python3 bench/compare.py "$@"
