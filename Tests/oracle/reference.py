@@ -5,6 +5,10 @@
       Decodes SRC with Pillow, applies EXIF orientation (ImageOps.exif_transpose), converts to RGBA and,
       when a size is given, resizes with Lanczos. Writes OUT as "W H\\n" followed by raw RGBA bytes.
       Exit status 3 if Pillow cannot decode SRC.
+
+  reference.py gif-frames SRC OUT
+      Every frame of an animated GIF as Pillow composites it, converted to RGBA. Writes OUT as
+      "W H N\n" followed by N raw RGBA frames.
 """
 import sys
 
@@ -27,9 +31,27 @@ def decode(src, out, size=None):
         f.write(im.tobytes())
 
 
+def gif_frames(src, out):
+    try:
+        im = Image.open(src)
+        frames = []
+        for i in range(getattr(im, "n_frames", 1)):
+            im.seek(i)
+            frames.append(im.convert("RGBA").tobytes())
+    except Exception as error:
+        print(f"pillow: {error}", file=sys.stderr)
+        sys.exit(3)
+    with open(out, "wb") as f:
+        f.write(f"{im.width} {im.height} {len(frames)}\n".encode())
+        for frame in frames:
+            f.write(frame)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "decode":
         size = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else None
         decode(sys.argv[2], sys.argv[3], size)
+    elif sys.argv[1] == "gif-frames":
+        gif_frames(sys.argv[2], sys.argv[3])
     else:
         sys.exit(f"unknown command {sys.argv[1]}")

@@ -1,22 +1,42 @@
-/// GIFs. This version reads the logical screen header only; frame decoding and compositing arrive with
-/// the GIF decoder.
+/// GIFs: probe by scanning blocks (no pixel decoding); thumbnails from one composited frame.
 public struct GIFPipeline: MediaPipeline {
-    public init() {}
+    public var options: GIFDecodeOptions
+
+    public init(options: GIFDecodeOptions = GIFDecodeOptions()) { self.options = options }
     public var name: String { "gif" }
     public func accepts(_ type: MediaType) -> Bool { type == .gif }
 
     public func probe(_ input: MediaInput) throws -> MediaInfo {
-        let head = try input.source.bytes(at: 0, length: 10)
-        guard head.count == 10 else { throw FlipbookError(.truncated, "GIF header is cut short") }
+        let gif = try GIFDecoder.info(source: input.source, options: effectiveOptions(input))
         var info = MediaInfo(type: .gif)
-        info.width = Int(head[6]) | Int(head[7]) << 8
-        info.height = Int(head[8]) | Int(head[9]) << 8
+        info.width = gif.width
+        info.height = gif.height
         info.orientation = 1
+        info.frames = gif.frameCount
+        info.durationMs = gif.durationMs
+        info.loopCount = gif.loopCount
+        info.hasAlpha = gif.hasTransparency
         info.codec = "gif"
         return info
     }
 
+    /// Frame `request.frameIndex` (the last one if the GIF is shorter), composited and downsampled.
     public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
-        throw FlipbookError(.unsupported, "GIF thumbnails need the GIF frame decoder, which is not built yet")
+        let decoder = try GIFDecoder(source: input.source, options: effectiveOptions(input))
+        var chosen: GIFFrame?
+        while let frame = try decoder.nextFrame() {
+            chosen = frame
+            if frame.index >= request.frameIndex { break }
+        }
+        guard let frame = chosen else { throw FlipbookError(.corrupt, "GIF has no frames") }
+        let size = Size(width: frame.image.width, height: frame.image.height)
+        return StillPipeline.finish(frame.image, fullSize: size, orientation: .up, request: request)
+    }
+
+    /// The pipeline's options, with the canvas limit no looser than the input's pixel limit.
+    private func effectiveOptions(_ input: MediaInput) -> GIFDecodeOptions {
+        var o = options
+        o.maxCanvasPixels = min(o.maxCanvasPixels, input.limits.maxPixels)
+        return o
     }
 }

@@ -1,0 +1,298 @@
+import CGIF
+
+/// Streams a GIF's frames, composited the way browsers do, one at a time: memory is the canvas, one saved
+/// copy for disposal 3, and one line buffer, whatever the frame count.
+///
+/// ```swift
+/// let decoder = try GIFDecoder(source: try FileByteSource(path: "a.gif"))
+/// while let frame = try decoder.nextFrame() { use(frame.image, frame.presentationTimeMs) }
+/// ```
+public final class GIFDecoder {
+    public let options: GIFDecodeOptions
+    /// The logical screen size; for a zero-size screen, the extent of the first frame.
+    public private(set) var canvasWidth: Int
+    public private(set) var canvasHeight: Int
+    /// NETSCAPE2.0/ANIMEXTS1.0 loop count (0: forever), once its extension has been read; nil if absent.
+    public private(set) var loopCount: Int?
+    /// Problems decoding recovered from (a truncated file, data that is not a block).
+    public private(set) var warnings: [String] = []
+
+    private let reader: GIFReader
+    private var canvas: [UInt8] = []
+    private var saved: [UInt8] = []
+    private var line: [UInt8] = []
+    private var previous: (disposal: GIFDisposal, x0: Int, y0: Int, x1: Int, y1: Int)?
+    private var control = GraphicControl()
+    private var loopSeen = false
+    private var finished = false
+    private var index = 0
+    private var time = 0
+    private var decodedPixels = 0
+
+    struct GraphicControl {
+        var disposal = GIFDisposal.unspecified
+        var delay = 0
+        var transparentIndex: Int?
+    }
+
+    /// Opens the GIF and reads its header. Throws if the canvas is over `options.maxCanvasPixels`, before
+    /// allocating it.
+    public init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws {
+        self.options = options
+        reader = try GIFReader(source: source)
+        canvasWidth = Int(reader.gif.pointee.SWidth)
+        canvasHeight = Int(reader.gif.pointee.SHeight)
+        try checkCanvas()
+    }
+
+    private func checkCanvas() throws {
+        if canvasWidth * canvasHeight > options.maxCanvasPixels {
+            throw FlipbookError(.limitExceeded, "GIF canvas is \(canvasWidth)x\(canvasHeight), over the \(options.maxCanvasPixels / 1_000_000) MP limit")
+        }
+    }
+
+    /// The next composited frame, or nil after the last. A damaged or truncated file ends with the
+    /// frames decoded so far and a warning (or throws, in strict mode, or if no frame could be decoded).
+    public func nextFrame() throws -> GIFFrame? {
+        while !finished {
+            if options.isCancelled?() == true { throw FlipbookError(.cancelled, "GIF decoding was cancelled") }
+            let record: GIFReader.Record
+            do {
+                record = try reader.nextRecord()
+            } catch let error as FlipbookError {
+                try endEarly(error)
+                return nil
+            }
+            switch record {
+            case .end:
+                finished = true
+                return nil
+            case .extension(let code, let blocks):
+                readExtension(code: code, blocks: blocks)
+            case .image:
+                return try decodeImage()
+            }
+        }
+        return nil
+    }
+
+    private func endEarly(_ error: FlipbookError) throws {
+        finished = true
+        if options.strict || index == 0 { throw error }
+        warnings.append("decoding stopped after frame \(index - 1): \(error)")
+    }
+
+    private func readExtension(code: Int, blocks: [[UInt8]]) {
+        switch code {
+        case 0xF9:  // Graphic Control Extension: applies to the next image only
+            guard let b = blocks.first, b.count >= 4 else { return }
+            control.disposal = GIFDisposal(raw: Int(b[0] >> 2 & 0x07))
+            control.delay = Int(b[1]) | Int(b[2]) << 8
+            control.transparentIndex = b[0] & 0x01 != 0 ? Int(b[3]) : nil
+        case 0xFF:  // Application Extension: the first loop count wins
+            guard !loopSeen, blocks.count >= 2 else { return }
+            let id = String(decoding: blocks[0], as: UTF8.self)
+            guard id == "NETSCAPE2.0" || id == "ANIMEXTS1.0", blocks[1].count >= 3, blocks[1][0] == 1 else { return }
+            loopCount = Int(blocks[1][1]) | Int(blocks[1][2]) << 8
+            loopSeen = true
+        default:
+            break  // comments, plain text, unknown labels: skipped
+        }
+    }
+
+    private func decodeImage() throws -> GIFFrame? {
+        let desc: GifImageDesc
+        do {
+            desc = try reader.imageHeader()
+        } catch let error as FlipbookError {
+            try endEarly(error)
+            return nil
+        }
+        guard index < options.maxFrames else {
+            throw FlipbookError(.limitExceeded, "GIF has more than \(options.maxFrames) frames")
+        }
+        let left = Int(desc.Left), top = Int(desc.Top), width = Int(desc.Width), height = Int(desc.Height)
+        decodedPixels += width * height
+        guard decodedPixels <= options.maxTotalPixels else {
+            throw FlipbookError(.limitExceeded, "GIF frames decode to more than \(options.maxTotalPixels / 1_000_000) MP in total")
+        }
+        if canvas.isEmpty {
+            // A zero-size logical screen grows to the first frame, as browsers do.
+            if canvasWidth == 0 || canvasHeight == 0 {
+                canvasWidth = max(canvasWidth, left + width)
+                canvasHeight = max(canvasHeight, top + height)
+                guard canvasWidth > 0, canvasHeight > 0 else {
+                    throw FlipbookError(.corrupt, "GIF has a zero-size canvas and a zero-size first frame")
+                }
+                try checkCanvas()
+            }
+            canvas = [UInt8](repeating: 0, count: canvasWidth * canvasHeight * 4)
+        }
+        let frameControl = control
+        control = GraphicControl()
+
+        // Dispose of the previous frame.
+        if let p = previous {
+            switch p.disposal {
+            case .background: clear(x0: p.x0, y0: p.y0, x1: p.x1, y1: p.y1)
+            case .previous where saved.count == canvas.count: canvas = saved
+            default: break
+            }
+        }
+        if frameControl.disposal == .previous {
+            saved = canvas  // a copy once the canvas is written to; the buffer is reused across frames
+        }
+
+        let x0 = min(max(0, left), canvasWidth), x1 = min(max(0, left + width), canvasWidth)
+        let y0 = min(max(0, top), canvasHeight), y1 = min(max(0, top + height), canvasHeight)
+        var partial = false
+        if width == 0 || height == 0 {
+            do { try reader.skipImageData() } catch let error as FlipbookError { partial = true; try noteTruncation(error) }
+        } else {
+            let palette = Self.palette(desc.ColorMap ?? reader.gif.pointee.SColorMap, transparent: frameControl.transparentIndex)
+            if line.count < width { line = [UInt8](repeating: 0, count: width) }
+            let rows = desc.Interlace ? Self.interlacedRows(height) : nil
+            do {
+                try draw(width: width, height: height, left: left, top: top, rows: rows, palette: palette)
+            } catch let error as FlipbookError {
+                partial = true
+                try noteTruncation(error)
+            }
+        }
+
+        previous = (frameControl.disposal, x0, y0, x1, y1)
+        let duration = GIFTiming.displayedMilliseconds(centiseconds: frameControl.delay)
+        let frame = GIFFrame(index: index, presentationTimeMs: time, durationMs: duration, delayCentiseconds: frameControl.delay,
+                             disposal: frameControl.disposal, image: outputImage(), isPartial: partial)
+        index += 1
+        time += duration
+        if partial { finished = true }
+        return frame
+    }
+
+    private func noteTruncation(_ error: FlipbookError) throws {
+        if options.strict { throw error }
+        warnings.append("frame \(index) is incomplete: \(error)")
+    }
+
+    /// Decodes every row of the current image and paints its opaque pixels onto the canvas.
+    private func draw(width: Int, height: Int, left: Int, top: Int, rows: [Int]?, palette: [UInt32]) throws {
+        let cw = canvasWidth, ch = canvasHeight
+        let x0 = max(0, left), x1 = min(cw, left + width)
+        try line.withUnsafeMutableBufferPointer { lineBuffer in
+            try canvas.withUnsafeMutableBytes { raw in
+                let pixels = raw.bindMemory(to: UInt32.self)
+                try palette.withUnsafeBufferPointer { pal in
+                    for r in 0..<height {
+                        try reader.readLine(lineBuffer.baseAddress!, width: width)
+                        let y = top + (rows?[r] ?? r)
+                        guard y >= 0, y < ch, x0 < x1 else { continue }
+                        let rowBase = y * cw
+                        for x in x0..<x1 {
+                            let v = pal[Int(lineBuffer[x - left])]
+                            if v != 0 { pixels[rowBase + x] = v }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func clear(x0: Int, y0: Int, x1: Int, y1: Int) {
+        guard x0 < x1 else { return }
+        canvas.withUnsafeMutableBytes { raw in
+            let pixels = raw.bindMemory(to: UInt32.self)
+            for y in y0..<y1 {
+                for x in x0..<x1 { pixels[y * canvasWidth + x] = 0 }
+            }
+        }
+    }
+
+    private func outputImage() -> Image {
+        let full = Image(width: canvasWidth, height: canvasHeight, channels: 4, pixels: canvas)
+        guard let size = options.maxPixelSize, size < max(canvasWidth, canvasHeight) else { return full }
+        let plan = ThumbnailPlan.make(source: Size(width: canvasWidth, height: canvasHeight), maxPixelSize: size, fit: .inside)
+        return Resampler.resample(full, region: (0, 0, Double(canvasWidth), Double(canvasHeight)), to: plan.output)
+    }
+
+    /// 256 RGBA entries packed as little-endian UInt32; 0 marks "do not paint" (the transparent index and
+    /// indexes past the colour table). With no colour table at all, a grey ramp (index i is grey level i),
+    /// as Pillow does.
+    static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt32] {
+        var table = [UInt32](repeating: 0, count: 256)
+        if let map, let colors = map.pointee.Colors {
+            for i in 0..<min(256, Int(map.pointee.ColorCount)) {
+                let c = colors[i]
+                table[i] = UInt32(c.Red) | UInt32(c.Green) << 8 | UInt32(c.Blue) << 16 | 0xFF00_0000
+            }
+        } else {
+            for i in 0..<256 { table[i] = UInt32(i) * 0x0001_0101 | 0xFF00_0000 }
+        }
+        if let transparent, transparent < 256 { table[transparent] = 0 }
+        return table
+    }
+
+    /// The canvas row of each decoded row of an interlaced image (passes: 0 +8, 4 +8, 2 +4, 1 +2).
+    static func interlacedRows(_ height: Int) -> [Int] {
+        var rows: [Int] = []
+        rows.reserveCapacity(height)
+        for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+            rows.append(contentsOf: stride(from: start, to: height, by: step))
+        }
+        return rows
+    }
+}
+
+extension GIFDecoder {
+    /// Scans every block without decompressing pixels: frame count, delays, loop count, transparency.
+    public static func info(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws -> GIFInfo {
+        let reader = try GIFReader(source: source)
+        let width = Int(reader.gif.pointee.SWidth), height = Int(reader.gif.pointee.SHeight)
+        var info = GIFInfo(width: width, height: height, frameCount: 0, delays: [], durationMs: 0, loopCount: nil,
+                           hasTransparency: false, truncated: false)
+        var control = GraphicControl()
+        var loopSeen = false
+        scan: while true {
+            do {
+                switch try reader.nextRecord() {
+                case .end:
+                    break scan
+                case .extension(let code, let blocks):
+                    if code == 0xF9, let b = blocks.first, b.count >= 4 {
+                        control.delay = Int(b[1]) | Int(b[2]) << 8
+                        if b[0] & 0x01 != 0 { info.hasTransparency = true }
+                    } else if code == 0xFF, !loopSeen, blocks.count >= 2,
+                              ["NETSCAPE2.0", "ANIMEXTS1.0"].contains(String(decoding: blocks[0], as: UTF8.self)),
+                              blocks[1].count >= 3, blocks[1][0] == 1 {
+                        info.loopCount = Int(blocks[1][1]) | Int(blocks[1][2]) << 8
+                        loopSeen = true
+                    }
+                case .image:
+                    let desc = try reader.imageHeader()
+                    if info.frameCount == 0 {
+                        if info.width == 0 || info.height == 0 {
+                            info.width = max(info.width, Int(desc.Left) + Int(desc.Width))
+                            info.height = max(info.height, Int(desc.Top) + Int(desc.Height))
+                        }
+                        if desc.Left > 0 || desc.Top > 0 || Int(desc.Width) < info.width || Int(desc.Height) < info.height {
+                            info.hasTransparency = true
+                        }
+                    }
+                    guard info.frameCount < options.maxFrames else {
+                        throw FlipbookError(.limitExceeded, "GIF has more than \(options.maxFrames) frames")
+                    }
+                    info.frameCount += 1
+                    info.delays.append(control.delay)
+                    info.durationMs += GIFTiming.displayedMilliseconds(centiseconds: control.delay)
+                    control = GraphicControl()
+                    try reader.skipImageData()
+                }
+            } catch let error as FlipbookError where error.code != .limitExceeded {
+                if options.strict || info.frameCount == 0 { throw error }
+                info.truncated = true
+                break scan
+            }
+        }
+        return info
+    }
+}

@@ -1,0 +1,111 @@
+import CGIF
+
+/// giflib's decoder handle over a `ByteSource`, wrapped once: statuses become throws, and `DGifCloseFile`
+/// (which frees the handle on every path, even when it reports an error) is called exactly once, in deinit.
+final class GIFReader {
+    /// What the read callback sees through `UserData`; retained by the reader for the handle's lifetime.
+    final class Input {
+        let source: any ByteSource
+        var position = 0
+        init(source: any ByteSource) { self.source = source }
+    }
+
+    enum Record {
+        case image
+        /// An extension's label and its first two data sub-blocks (without length bytes); the rest are
+        /// read and dropped, so a huge comment costs nothing.
+        case `extension`(code: Int, blocks: [[UInt8]])
+        case end
+    }
+
+    let input: Input
+    private let retained: Unmanaged<Input>
+    let gif: UnsafeMutablePointer<GifFileType>
+
+    /// Opens the stream and reads the header and logical screen descriptor.
+    init(source: any ByteSource) throws {
+        input = Input(source: source)
+        retained = Unmanaged.passRetained(input)
+        var error: Int32 = 0
+        // On failure DGifOpen has already freed what it allocated.
+        guard let handle = DGifOpen(retained.toOpaque(), gifRead, &error) else {
+            retained.release()
+            throw Self.error(code: error, while: "reading the GIF header", bytes: source.count)
+        }
+        gif = handle
+    }
+
+    deinit {
+        var error: Int32 = 0
+        DGifCloseFile(gif, &error)
+        retained.release()
+    }
+
+    static func describe(_ code: Int32) -> String {
+        GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
+    }
+
+    static func error(code: Int32, while what: String, bytes: Int) -> FlipbookError {
+        let kind: FlipbookError.Code
+        switch code {
+        case D_GIF_ERR_READ_FAILED, D_GIF_ERR_EOF_TOO_SOON: kind = .truncated
+        case D_GIF_ERR_NOT_GIF_FILE: kind = .unknownFormat
+        case D_GIF_ERR_NOT_ENOUGH_MEM: kind = .limitExceeded
+        default: kind = .corrupt
+        }
+        return FlipbookError(kind, "GIF is damaged \(what)", underlying: describe(code), context: "giflib")
+    }
+
+    func error(while what: String) -> FlipbookError {
+        Self.error(code: gif.pointee.Error, while: what, bytes: input.source.count)
+    }
+
+    func nextRecord() throws -> Record {
+        var type = UNDEFINED_RECORD_TYPE
+        guard DGifGetRecordType(gif, &type) == GIF_OK else { throw error(while: "between blocks") }
+        switch type {
+        case IMAGE_DESC_RECORD_TYPE: return .image
+        case TERMINATE_RECORD_TYPE: return .end
+        case EXTENSION_RECORD_TYPE:
+            var code: Int32 = 0
+            var block: UnsafeMutablePointer<GifByteType>?
+            guard DGifGetExtension(gif, &code, &block) == GIF_OK else { throw error(while: "in an extension") }
+            var blocks: [[UInt8]] = []
+            while let current = block {
+                if blocks.count < 2 { blocks.append(Array(UnsafeBufferPointer(start: current + 1, count: Int(current[0])))) }
+                guard DGifGetExtensionNext(gif, &block) == GIF_OK else { throw error(while: "in an extension") }
+            }
+            return .extension(code: Int(code), blocks: blocks)
+        default:
+            throw error(while: "between blocks")
+        }
+    }
+
+    /// Reads an image descriptor (and local colour table) without growing giflib's SavedImages list,
+    /// which DGifGetImageDesc would extend by one entry per frame.
+    func imageHeader() throws -> GifImageDesc {
+        guard DGifGetImageHeader(gif) == GIF_OK else { throw error(while: "in an image descriptor") }
+        return gif.pointee.Image
+    }
+
+    /// Decodes the next row of the current image into `line` (at least `width` bytes).
+    func readLine(_ line: UnsafeMutablePointer<GifPixelType>, width: Int) throws {
+        guard DGifGetLine(gif, line, Int32(width)) == GIF_OK else { throw error(while: "in image data") }
+    }
+
+    /// Skips the rest of the current image's LZW data without decoding it.
+    func skipImageData() throws {
+        var block: UnsafeMutablePointer<GifByteType>?
+        repeat {
+            guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw error(while: "in image data") }
+        } while block != nil
+    }
+}
+
+private func gifRead(_ gif: UnsafeMutablePointer<GifFileType>?, _ buffer: UnsafeMutablePointer<GifByteType>?, _ count: Int32) -> Int32 {
+    guard let gif, let buffer, count > 0, let user = gif.pointee.UserData else { return 0 }
+    let input = Unmanaged<GIFReader.Input>.fromOpaque(user).takeUnretainedValue()
+    let got = (try? input.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(count)), at: input.position)) ?? 0
+    input.position += got
+    return Int32(got)
+}
