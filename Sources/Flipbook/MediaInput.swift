@@ -73,7 +73,10 @@ public struct EncodedImage: Sendable {
     public init(image: Image, format: OutputFormat, quality: Int) throws {
         switch format {
         case .jpeg: data = try TurboJPEG.encode(image, quality: quality)
-        case .png, .webp: data = try LibAVStillCodec.encode(image, format: format, quality: quality)
+        case .png, .webp:
+            // An alpha channel with nothing transparent in it only costs bytes (GIF frames often are such).
+            let source = image.hasAlpha && !image.hasTransparentPixels ? image.flattened() : image
+            data = try LibAVStillCodec.encode(source, format: format, quality: quality)
         }
         width = image.width
         height = image.height

@@ -11,7 +11,7 @@ extension OutputFormat: ExpressibleByArgument {}
 
 struct Thumb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make thumbnails of still images (JPEG, PNG, WebP, BMP, TIFF).",
+        abstract: "Make thumbnails of images (JPEG, PNG, WebP, BMP, TIFF, and a GIF frame).",
         discussion: """
             With one input, -o names the output file (its extension picks the format) or a directory. With \
             several inputs, -o is a directory and they are processed in parallel.
@@ -26,11 +26,13 @@ struct Thumb: ParsableCommand {
     @Flag(help: "Enlarge images smaller than the requested size.") var upscale = false
     @Option(help: "Parallel workers for several inputs (default: the number of cores).") var jobs: Int?
     @Option(help: "Refuse images larger than this many megapixels.") var maxMegapixels = 100
+    @Option(help: "For animated inputs (GIF): which frame, from 0 (default 0; past the end: the last).") var frame = 0
 
     func validate() throws {
         guard size > 0 else { throw ValidationError("--size must be positive") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive") }
+        guard frame >= 0 else { throw ValidationError("--frame must be 0 or more") }
     }
 
     func run() throws {
@@ -49,7 +51,8 @@ struct Thumb: ParsableCommand {
             jobsList.append((input, destination))
         }
 
-        let request = ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality, format: chosenFormat)
+        let request = ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality, format: chosenFormat,
+                                       frameIndex: frame)
         let limits = Limits(maxPixels: maxMegapixels * 1_000_000)
         let failures = Atomic<Int>(0)
         let progress = Progress(total: jobsList.count)

@@ -77,3 +77,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.path("out/broken.jpg")))
     }
 }
+
+extension CLITests {
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func framesWritesEveryNthFrameOrTheFrameAtATime() throws {
+        let dir = try TemporaryDirectory()
+        var gif = TestGIF(width: 40, height: 20)
+        gif.frames = (0..<6).map { i in .init(width: 40, height: 20, pixels: [UInt8](repeating: UInt8(i % 4), count: 800), delay: 50) }
+        try Data(gif.encode()).write(to: URL(fileURLWithPath: dir.path("a.gif")))
+        let every = try flipbook("frames", dir.path("a.gif"), "-o", dir.path("every"), "--every", "2", "--size", "20")
+        #expect(every.status == 0, "\(every.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path("every")).sorted()
+        #expect(names == ["frame-00000.png", "frame-00002.png", "frame-00004.png"])
+        let info = try MediaInput(path: dir.path("every/frame-00002.png")).probe()
+        #expect(info.width == 20 && info.height == 10 && info.hasAlpha == false)
+        // 1.2 s falls in frame 2 (shown from 1.0 s to 1.5 s); past the end gives the last frame.
+        _ = try flipbook("frames", dir.path("a.gif"), "-o", dir.path("at"), "--at", "1.2s")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("at")) == ["frame-00002.png"])
+        _ = try flipbook("frames", dir.path("a.gif"), "-o", dir.path("end"), "--at", "99s")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("end")) == ["frame-00005.png"])
+        // thumb on a GIF: a downsampled still of the chosen frame; probe reports the animation.
+        let thumb = try flipbook("thumb", dir.path("a.gif"), "--frame", "1", "-o", dir.path("t.png"), "--size", "10")
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let image = try MediaInput(path: dir.path("t.png")).thumbnailImage(ThumbnailRequest(maxPixelSize: 10, format: .png))
+        #expect(image.width == 10 && image.height == 5 && Array(image.pixels.prefix(3)) == [255, 0, 0])
+        let probe = try flipbook("probe", "--json", dir.path("a.gif"))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        #expect(object["frames"] as? Int == 6 && object["durationMs"] as? Int == 3000 && object["loopCount"] is NSNull)
+    }
+}

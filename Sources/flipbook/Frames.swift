@@ -1,0 +1,74 @@
+import ArgumentParser
+import Flipbook
+
+struct Frames: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the composited frames of a GIF as images.",
+        discussion: "Frames are decoded one at a time: memory stays at one canvas whatever the frame count.")
+
+    @Argument(help: "Input GIF.") var input: String
+    @Option(name: .shortAndLong, help: "Output directory.") var output: String
+    @Option(help: "Longer side of each frame, in pixels (default: canvas size).") var size: Int?
+    @Option(help: "png or jpeg (JPEG flattens transparency onto white).") var format: OutputFormat = .png
+    @Option(help: "Only the frame shown at this time: 2.5s, 1500ms or 2.5 (seconds).") var at: String?
+    @Option(help: "Only every Nth frame (0, N, 2N, ...).") var every: Int?
+    @Option(help: "JPEG quality, 1-100.") var quality = 90
+
+    func validate() throws {
+        if at != nil && every != nil { throw ValidationError("use --at or --every, not both") }
+        if let every, every < 1 { throw ValidationError("--every must be at least 1") }
+        if let size, size < 1 { throw ValidationError("--size must be positive") }
+        if let at, Self.milliseconds(at) == nil { throw ValidationError("--at takes a time such as 2.5s, 1500ms or 2.5") }
+    }
+
+    /// Parses "2.5s", "1500ms" or "2.5" (seconds) into milliseconds.
+    static func milliseconds(_ text: String) -> Int? {
+        let t = text.filter { $0 != " " }.lowercased()
+        if t.hasSuffix("ms"), let v = Double(t.dropLast(2)), v >= 0 { return Int(v.rounded()) }
+        if t.hasSuffix("s"), let v = Double(t.dropLast()), v >= 0 { return Int((v * 1000).rounded()) }
+        if let v = Double(t), v >= 0 { return Int((v * 1000).rounded()) }
+        return nil
+    }
+
+    func run() throws {
+        do {
+            let source = try FileByteSource(path: input)
+            guard MediaType.sniff(source) == .gif else {
+                throw FlipbookError(.unsupported, "frames takes a GIF; \(input) is \(MediaType.sniff(source))")
+            }
+            let decoder = try GIFDecoder(source: source, options: GIFDecodeOptions(maxPixelSize: size))
+            try makeDirectory(output)
+            let target = at.flatMap(Self.milliseconds)
+            var last: GIFFrame?
+            var written = 0
+            while let frame = try decoder.nextFrame() {
+                last = frame
+                if let target {
+                    guard frame.presentationTimeMs + frame.durationMs > target else { continue }
+                    try write(frame)
+                    written += 1
+                    break
+                }
+                if let every, frame.index % every != 0 { continue }
+                try write(frame)
+                written += 1
+            }
+            // A time past the end shows the last frame, as a player would.
+            if target != nil, written == 0, let last {
+                try write(last)
+                written += 1
+            }
+            for warning in decoder.warnings { printError("flipbook: \(input): warning: \(warning)") }
+            printError("\(written) frame(s) written to \(output)")
+        } catch {
+            printError("flipbook: \(input): \(describe(error))")
+            throw ExitCode(1)
+        }
+    }
+
+    private func write(_ frame: GIFFrame) throws {
+        let name = "frame-\(String(repeating: "0", count: max(0, 5 - String(frame.index).count)))\(frame.index).\(format.fileExtension)"
+        let encoded = try EncodedImage(image: frame.image, format: format, quality: quality)
+        try writeAtomically(encoded.data, to: "\(output)/\(name)", protecting: [input])
+    }
+}
