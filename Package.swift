@@ -41,6 +41,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Measurements for `make bench`; not a product.
+        .executableTarget(
+            name: "flipbook-bench",
+            dependencies: ["Flipbook"]
+        ),
         .testTarget(
             name: "FlipbookTests",
             dependencies: ["Flipbook", "CFFmpeg", "CTurboJPEG", "CGIF"]

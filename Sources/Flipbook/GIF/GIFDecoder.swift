@@ -20,7 +20,8 @@ public final class GIFDecoder {
     private let reader: GIFReader
     private var canvas: [UInt8] = []
     private var saved: [UInt8] = []
-    private var line: [UInt8] = []
+    private var compressed: [UInt8] = []
+    private var lzw = LZWDecoder()
     private var previous: (disposal: GIFDisposal, x0: Int, y0: Int, x1: Int, y1: Int)?
     private var control = GraphicControl()
     private var loopSeen = false
@@ -53,7 +54,24 @@ public final class GIFDecoder {
 
     /// The next composited frame, or nil after the last. A damaged or truncated file ends with the
     /// frames decoded so far and a warning (or throws, in strict mode, or if no frame could be decoded).
+    /// Costs one copy of the canvas (or one downscale) per frame; `forEachFrame` avoids even that.
     public func nextFrame() throws -> GIFFrame? {
+        guard let meta = try advance() else { return nil }
+        return GIFFrame(index: meta.index, presentationTimeMs: meta.presentationTimeMs, durationMs: meta.durationMs,
+                        delayCentiseconds: meta.delayCentiseconds, disposal: meta.disposal, image: outputImage(),
+                        isPartial: meta.isPartial)
+    }
+
+    /// Calls `body` for every remaining frame with the canvas itself (RGBA, canvasWidth x canvasHeight),
+    /// valid only during the call: no per-frame copy. `maxPixelSize` does not apply here.
+    public func forEachFrame(_ body: (GIFFrameInfo, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        while let meta = try advance() {
+            try canvas.withUnsafeBufferPointer { try body(meta, $0) }
+        }
+    }
+
+    /// Composites the next frame onto the canvas and describes it.
+    private func advance() throws -> GIFFrameInfo? {
         while !finished {
             if options.isCancelled?() == true { throw FlipbookError(.cancelled, "GIF decoding was cancelled") }
             let record: GIFReader.Record
@@ -100,7 +118,7 @@ public final class GIFDecoder {
         }
     }
 
-    private func decodeImage() throws -> GIFFrame? {
+    private func decodeImage() throws -> GIFFrameInfo? {
         let desc: GifImageDesc
         do {
             desc = try reader.imageHeader()
@@ -146,28 +164,36 @@ public final class GIFDecoder {
         let x0 = min(max(0, left), canvasWidth), x1 = min(max(0, left + width), canvasWidth)
         let y0 = min(max(0, top), canvasHeight), y1 = min(max(0, top + height), canvasHeight)
         var partial = false
-        if width == 0 || height == 0 {
-            do { try reader.skipImageData() } catch let error as FlipbookError { partial = true; try noteTruncation(error) }
-        } else {
+        compressed.removeAll(keepingCapacity: true)
+        var codeSize = 0
+        var dataError: FlipbookError?
+        do {
+            try reader.readImageData(into: &compressed, codeSize: &codeSize)
+        } catch let error as FlipbookError {
+            dataError = error  // decode what arrived; the frame is then incomplete
+        }
+        if width > 0, height > 0 {
             let palette = Self.palette(desc.ColorMap ?? reader.gif.pointee.SColorMap, transparent: frameControl.transparentIndex)
-            if line.count < width { line = [UInt8](repeating: 0, count: width) }
             let rows = desc.Interlace ? Self.interlacedRows(height) : nil
-            do {
-                try draw(width: width, height: height, left: left, top: top, rows: rows, palette: palette)
-            } catch let error as FlipbookError {
+            let outcome = draw(width: width, height: height, left: left, top: top, codeSize: codeSize, rows: rows, palette: palette)
+            if case .incomplete(let done) = outcome {
                 partial = true
-                try noteTruncation(error)
+                try noteTruncation(dataError ?? FlipbookError(.corrupt, "GIF frame \(index) has bad image data after row \(done) of \(height)"))
             }
+        }
+        if let dataError, !partial {
+            partial = true
+            try noteTruncation(dataError)
         }
 
         previous = (frameControl.disposal, x0, y0, x1, y1)
         let duration = GIFTiming.displayedMilliseconds(centiseconds: frameControl.delay)
-        let frame = GIFFrame(index: index, presentationTimeMs: time, durationMs: duration, delayCentiseconds: frameControl.delay,
-                             disposal: frameControl.disposal, image: outputImage(), isPartial: partial)
+        let info = GIFFrameInfo(index: index, presentationTimeMs: time, durationMs: duration, delayCentiseconds: frameControl.delay,
+                                disposal: frameControl.disposal, isPartial: partial)
         index += 1
         time += duration
         if partial { finished = true }
-        return frame
+        return info
     }
 
     private func noteTruncation(_ error: FlipbookError) throws {
@@ -175,21 +201,22 @@ public final class GIFDecoder {
         warnings.append("frame \(index) is incomplete: \(error)")
     }
 
-    /// Decodes every row of the current image and paints its opaque pixels onto the canvas.
-    private func draw(width: Int, height: Int, left: Int, top: Int, rows: [Int]?, palette: [UInt32]) throws {
+    /// LZW-decodes the current image and paints its opaque pixels onto the canvas, row by row.
+    private func draw(width: Int, height: Int, left: Int, top: Int, codeSize: Int, rows: [Int]?, palette: [UInt32])
+        -> LZWDecoder.Outcome
+    {
         let cw = canvasWidth, ch = canvasHeight
         let x0 = max(0, left), x1 = min(cw, left + width)
-        try line.withUnsafeMutableBufferPointer { lineBuffer in
-            try canvas.withUnsafeMutableBytes { raw in
+        return compressed.withUnsafeBytes { data in
+            canvas.withUnsafeMutableBytes { raw in
                 let pixels = raw.bindMemory(to: UInt32.self)
-                try palette.withUnsafeBufferPointer { pal in
-                    for r in 0..<height {
-                        try reader.readLine(lineBuffer.baseAddress!, width: width)
+                return palette.withUnsafeBufferPointer { pal in
+                    lzw.decode(data, minimumCodeSize: codeSize, width: width, height: height) { r, line in
                         let y = top + (rows?[r] ?? r)
-                        guard y >= 0, y < ch, x0 < x1 else { continue }
+                        guard y >= 0, y < ch, x0 < x1 else { return }
                         let rowBase = y * cw
                         for x in x0..<x1 {
-                            let v = pal[Int(lineBuffer[x - left])]
+                            let v = pal[Int(line[x - left])]
                             if v != 0 { pixels[rowBase + x] = v }
                         }
                     }

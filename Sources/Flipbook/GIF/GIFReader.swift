@@ -88,9 +88,20 @@ final class GIFReader {
         return gif.pointee.Image
     }
 
-    /// Decodes the next row of the current image into `line` (at least `width` bytes).
-    func readLine(_ line: UnsafeMutablePointer<GifPixelType>, width: Int) throws {
-        guard DGifGetLine(gif, line, Int32(width)) == GIF_OK else { throw error(while: "in image data") }
+    /// Appends the current image's LZW data sub-blocks (without their length bytes) to `data`, through
+    /// giflib's DGifGetCode/DGifGetCodeNext, and sets `codeSize` to the LZW minimum code size (DGifGetCode
+    /// sets it before reading any block). Throws if the data ends before its terminating empty block;
+    /// what was read is left in `data`.
+    func readImageData(into data: inout [UInt8], codeSize: inout Int) throws {
+        var size: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        let status = DGifGetCode(gif, &size, &block)
+        codeSize = Int(size)
+        guard status == GIF_OK else { throw error(while: "in image data") }
+        while let current = block {
+            data.append(contentsOf: UnsafeBufferPointer(start: current + 1, count: Int(current[0])))
+            guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw error(while: "in image data") }
+        }
     }
 
     /// Skips the rest of the current image's LZW data without decoding it.

@@ -64,6 +64,16 @@ public struct GIFFrame: Sendable {
     public var isPartial: Bool
 }
 
+/// A frame's facts without its pixels (see `GIFDecoder.forEachFrame`).
+public struct GIFFrameInfo: Sendable {
+    public var index: Int
+    public var presentationTimeMs: Int
+    public var durationMs: Int
+    public var delayCentiseconds: Int
+    public var disposal: GIFDisposal
+    public var isPartial: Bool
+}
+
 /// What a scan of a GIF reports without decompressing any pixels.
 public struct GIFInfo: Sendable, Equatable {
     public var width: Int
