@@ -13,6 +13,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "bench", "work")
 FLIPBOOK = os.path.join(ROOT, ".build", "release", "flipbook")
+BENCH = os.path.join(ROOT, ".build", "release", "flipbook-bench")
 CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 
@@ -53,6 +54,49 @@ def compare(title, ours, peer, peer_name, runs=RUNS, setup=None):
     return row
 
 
+def animated_corpus_gifs(minimum_frames=2):
+    """Corpus GIFs whose MANIFEST note says 'animated, N frames' with N >= minimum_frames."""
+    import re
+    manifest = os.path.join(CORPUS, "MANIFEST.tsv")
+    if not os.path.exists(manifest):
+        return []
+    found = []
+    for line in open(manifest).read().splitlines()[1:]:
+        cols = line.split("\t")
+        m = re.search(r"animated, (\d+) frames", cols[4]) if len(cols) > 4 else None
+        if cols[0].startswith("gif/") and m and int(m.group(1)) >= minimum_frames and "TRUNCATED" not in cols[4]:
+            found.append(os.path.join(CORPUS, cols[0]))
+    return found
+
+
+def gif_section():
+    gifs = animated_corpus_gifs()
+    if not gifs:
+        print(f"\n(corpus not found at {CORPUS}: GIF benchmarks skipped)")
+        return
+    print(f"\n## GIF decoding: {len(gifs)} animated corpus GIFs\n")
+    print("In one process, alternating, median of 5 (megapixels composited per second; libavcodec's GIF decoder is")
+    print("driven through the same byte source, frames released in place; both single-threaded):\n", flush=True)
+    os.system(f"{BENCH} gif-throughput 5 {' '.join(gifs)} | tail -n 1 | sed 's/^/all files: /'")
+    os.system(f"{BENCH} gif-throughput 5 {' '.join(g for g in gifs if os.path.getsize(g) > 50000)}")
+    print("\nWhole process per file, decode every frame and exit (sums of per-file medians):\n")
+    print("| case | flipbook | peer | time ratio | flipbook RSS | peer RSS | RSS ratio | peer |")
+    print("|---|---|---|---|---|---|---|---|")
+    big = [g for g in gifs if os.path.getsize(g) > 50000]
+    ours_t = peer_t = ours_m = peer_m = 0.0
+    for g in big:
+        row = compare(os.path.basename(g), [BENCH, "gif-decode", g],
+                      ["ffmpeg", "-v", "error", "-i", g, "-f", "null", "-"], "ffmpeg -f null", runs=5)
+        ours_t += row[1]; peer_t += row[2]; ours_m = max(ours_m, row[4]); peer_m = max(peer_m, row[5])
+    print(f"| **sum over {len(big)} files** | {ours_t:.1f} ms | {peer_t:.1f} ms | {ours_t / peer_t:.2f}x | max {ours_m:.1f} MB | max {peer_m:.1f} MB | | |")
+    print("\nPeak memory against frame count (same 480x480 canvas):\n")
+    for name in ("gif-10.gif", "gif-400.gif"):
+        path = os.path.join(WORK, name)
+        runs = [run([BENCH, "gif-decode", path]) for _ in range(5)]
+        print(f"- {name}: peak RSS {statistics.median(r[1] for r in runs):.1f} MB, "
+              f"{statistics.median(r[0] for r in runs) * 1000:.0f} ms")
+
+
 def main():
     out = tempfile.mkdtemp(prefix="flipbook-bench-")
     try:
@@ -84,6 +128,7 @@ def main():
                   f"peak RSS {rss:.1f} MB, exit status {codes}")
         else:
             print(f"\n(corpus not found at {CORPUS}: decompression-bomb check skipped)")
+        gif_section()
     finally:
         shutil.rmtree(out, ignore_errors=True)
 

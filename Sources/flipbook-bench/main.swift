@@ -1,6 +1,7 @@
 // flipbook-bench: in-process measurements for `make bench` (bench/compare.py drives it). Not installed.
 //
-//   flipbook-bench gif-decode FILE              decode every frame with Flipbook's GIF decoder, then exit
+//   flipbook-bench gif-decode FILE              decode every frame with Flipbook's GIF decoder (reading the
+//                                               file by offset), then exit
 //   flipbook-bench gif-throughput RUNS FILE...  Flipbook vs libavcodec's GIF decoder, alternating, in this
 //                                               process; prints megapixels composited per second
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
-func decodeOurs(_ source: MemoryByteSource) throws -> (frames: Int, pixels: Int) {
+func decodeOurs(_ source: any ByteSource) throws -> (frames: Int, pixels: Int) {
     let decoder = try GIFDecoder(source: source)
     var frames = 0, pixels = 0
     // Zero-copy visit, as libavcodec's frames are looked at and released in place.
@@ -39,7 +40,8 @@ let args = CommandLine.arguments
 do {
     switch args.count > 1 ? args[1] : "" {
     case "gif-decode" where args.count == 3:
-        let r = try decodeOurs(try load(args[2]))
+        // Streamed from the file by offset, as the CLI reads it: nothing is loaded whole.
+        let r = try decodeOurs(try FileByteSource(path: args[2]))
         print("\(r.frames) frames, \(r.pixels) pixels")
     case "gif-throughput" where args.count >= 4:
         let runs = Int(args[2]) ?? 5

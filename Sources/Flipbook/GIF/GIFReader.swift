@@ -6,8 +6,33 @@ final class GIFReader {
     /// What the read callback sees through `UserData`; retained by the reader for the handle's lifetime.
     final class Input {
         let source: any ByteSource
+        /// Offset in `source` of the next byte giflib will get.
         var position = 0
+        /// Read-ahead: giflib asks for 1 to 255 bytes at a time, which from a file would be a pread each.
+        private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        private var bufferStart = 0
+        private var bufferCount = 0
+
         init(source: any ByteSource) { self.source = source }
+
+        /// Copies up to `count` bytes at `position` into `destination`; returns how many.
+        func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+            var done = 0
+            while done < count {
+                let offset = position - bufferStart
+                if offset >= 0 && offset < bufferCount {
+                    let n = min(count - done, bufferCount - offset)
+                    buffer.withUnsafeBufferPointer { (destination + done).update(from: $0.baseAddress! + offset, count: n) }
+                    done += n
+                    position += n
+                    continue
+                }
+                bufferStart = position
+                bufferCount = (try? buffer.withUnsafeMutableBytes { try source.read(into: $0, at: position) }) ?? 0
+                if bufferCount == 0 { break }
+            }
+            return done
+        }
     }
 
     enum Record {
@@ -115,8 +140,5 @@ final class GIFReader {
 
 private func gifRead(_ gif: UnsafeMutablePointer<GifFileType>?, _ buffer: UnsafeMutablePointer<GifByteType>?, _ count: Int32) -> Int32 {
     guard let gif, let buffer, count > 0, let user = gif.pointee.UserData else { return 0 }
-    let input = Unmanaged<GIFReader.Input>.fromOpaque(user).takeUnretainedValue()
-    let got = (try? input.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(count)), at: input.position)) ?? 0
-    input.position += got
-    return Int32(got)
+    return Int32(Unmanaged<GIFReader.Input>.fromOpaque(user).takeUnretainedValue().read(into: buffer, count: Int(count)))
 }
