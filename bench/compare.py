@@ -19,7 +19,13 @@ RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 
 
 def run(argv):
-    """Runs argv to completion; returns (seconds, peak RSS in MB, exit status)."""
+    """Runs argv to completion; returns (seconds, peak RSS in MB, exit status).
+
+    Peak RSS comes from GNU time (a ~1 MB parent), not from this process's wait4: on Linux a child's
+    ru_maxrss keeps the high-water mark of the memory image it had before exec, which for a child of
+    Python is Python's own ~10 MB."""
+    fd, report = tempfile.mkstemp(prefix="flipbook-rss-")
+    os.close(fd)
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -27,11 +33,16 @@ def run(argv):
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         try:
-            os.execvp(argv[0], argv)
+            os.execv("/usr/bin/time", ["/usr/bin/time", "-f", "%M", "-o", report, *argv])
         finally:
             os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    _, status, _ = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - start
+    with open(report) as f:
+        lines = [l for l in f.read().split() if l.isdigit()]
+    os.unlink(report)
+    rss = int(lines[-1]) / 1024 if lines else float("nan")
+    return elapsed, rss, os.waitstatus_to_exitcode(status)
 
 
 def compare(title, ours, peer, peer_name, runs=RUNS, setup=None):
