@@ -40,9 +40,12 @@
     X(avutil, av_display_rotation_get) \
     X(avutil, av_pix_fmt_desc_get) \
     X(avutil, av_get_pix_fmt_name) \
+    X(avutil, av_frame_make_writable) \
+    X(avutil, av_rescale_q) \
     X(avcodec, av_packet_alloc) \
     X(avcodec, av_packet_free) \
     X(avcodec, av_packet_unref) \
+    X(avcodec, av_packet_move_ref) \
     X(avcodec, av_new_packet) \
     X(avcodec, avcodec_find_decoder) \
     X(avcodec, avcodec_find_encoder) \
@@ -57,6 +60,8 @@
     X(avcodec, avcodec_receive_packet) \
     X(avcodec, avcodec_flush_buffers) \
     X(avcodec, avcodec_get_name) \
+    X(avcodec, avcodec_parameters_from_context) \
+    X(avcodec, av_packet_rescale_ts) \
     X(avformat, avformat_alloc_context) \
     X(avformat, avformat_free_context) \
     X(avformat, avformat_open_input) \
@@ -69,6 +74,12 @@
     X(avformat, av_stream_get_side_data) \
     X(avformat, avio_alloc_context) \
     X(avformat, avio_context_free) \
+    X(avformat, avformat_alloc_output_context2) \
+    X(avformat, avformat_new_stream) \
+    X(avformat, avformat_write_header) \
+    X(avformat, av_interleaved_write_frame) \
+    X(avformat, av_write_frame) \
+    X(avformat, av_write_trailer) \
     X(swscale, sws_getContext) \
     X(swscale, sws_freeContext) \
     X(swscale, sws_scale) \
@@ -105,6 +116,8 @@ static inline int64_t fb_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline int fb_avseek_size(void) { return AVSEEK_SIZE; }
 /// AV_INPUT_BUFFER_PADDING_SIZE zero bytes must follow packet data handed to decoders.
 static inline int fb_av_input_buffer_padding_size(void) { return AV_INPUT_BUFFER_PADDING_SIZE; }
+/// MKTAG('h','v','c','1'): the HEVC sample entry Apple players require.
+static inline unsigned int fb_tag_hvc1(void) { return MKTAG('h', 'v', 'c', '1'); }
 /// AV_TIME_BASE (microseconds), for AVFormatContext.duration.
 static inline int fb_av_time_base(void) { return AV_TIME_BASE; }
 

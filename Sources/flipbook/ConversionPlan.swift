@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Flipbook
+
+/// Which files to convert, where each output goes, and which are already done. Pure file-system reads.
+struct ConversionPlan {
+    struct Job: Sendable {
+        var input: String
+        var output: String
+        var upToDate: Bool
+    }
+
+    var jobs: [Job] = []
+    var notes: [String] = []
+    var container: VideoContainer
+
+    /// FNV-1a, 64-bit: stable across runs, machines and Swift versions (unlike `Hasher`).
+    static func stableHash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+
+    static func make(inputs: [String], output: String, container: VideoContainer, shard: (index: Int, count: Int)?) throws -> ConversionPlan {
+        var plan = ConversionPlan(container: container)
+        let ext = container == .webm ? "webm" : "mp4"
+        let single = inputs.count == 1 && !isDirectory(inputs[0]) && !isDirectory(output) && !output.hasSuffix("/")
+        var candidates: [(input: String, relative: String)] = []
+        for input in inputs {
+            if isDirectory(input) {
+                let root = input.hasSuffix("/") ? String(input.dropLast()) : input
+                for file in walk(root).sorted() {
+                    candidates.append((file, String(file.dropFirst(root.count + 1))))
+                }
+            } else {
+                candidates.append((input, baseName(input)))
+            }
+        }
+        for (input, relative) in candidates {
+            if let shard, Int(stableHash(relative) % UInt64(shard.count)) != shard.index { continue }
+            guard let source = try? FileByteSource(path: input) else {
+                plan.notes.append("\(input): cannot be read, skipped")
+                continue
+            }
+            guard MediaType.sniff(source) == .gif else {
+                if !isDirectoryEntryNoise(relative) { plan.notes.append("\(input): not a GIF, skipped") }
+                continue
+            }
+            let target: String
+            if single {
+                target = output
+            } else {
+                let stemmed = relative.hasSuffix(".gif") || relative.hasSuffix(".GIF") ? String(relative.dropLast(4)) : relative
+                target = "\(output.hasSuffix("/") ? String(output.dropLast()) : output)/\(stemmed).\(ext)"
+            }
+            plan.jobs.append(Job(input: input, output: target, upToDate: isNewer(target, than: input)))
+        }
+        return plan
+    }
+
+    private static func isDirectoryEntryNoise(_ name: String) -> Bool { baseName(name).hasPrefix(".") }
+
+    static func walk(_ directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var files: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            let path = "\(directory)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                files += walk(path)
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                files.append(path)
+            }
+        }
+        return files
+    }
+
+    static func isNewer(_ path: String, than other: String) -> Bool {
+        var a = stat(), b = stat()
+        guard stat(path, &a) == 0, stat(other, &b) == 0, a.st_size > 0 else { return false }
+        return (a.st_mtim.tv_sec, a.st_mtim.tv_nsec) >= (b.st_mtim.tv_sec, b.st_mtim.tv_nsec)
+    }
+}

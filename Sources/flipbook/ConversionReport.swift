@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Flipbook
+
+/// One JSON-lines record per input.
+struct ReportLine: Sendable {
+    var input: String
+    var output: String
+    var status = "failed"
+    var error: String?
+    var note: String?
+    var inputBytes: Int?
+    var outputBytes: Int?
+    var frames: Int?
+    var encodedFrames: Int?
+    var durationMs: Int?
+    var loopCount: Int?
+    var milliseconds = 0
+
+    var ratio: Double? {
+        guard let i = inputBytes, let o = outputBytes, o > 0 else { return nil }
+        return Double(i) / Double(o)
+    }
+
+    var json: String {
+        func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
+        func s(_ v: String?) -> String { v.map(JSONText.string) ?? "null" }
+        let r = ratio.map { String(Double(Int($0 * 100)) / 100) } ?? "null"
+        return "{\"input\":\(s(input)),\"output\":\(s(output)),\"status\":\(s(status)),\"error\":\(s(error)),"
+            + "\"note\":\(s(note)),\"inputBytes\":\(n(inputBytes)),\"outputBytes\":\(n(outputBytes)),\"ratio\":\(r),"
+            + "\"frames\":\(n(frames)),\"encodedFrames\":\(n(encodedFrames)),\"durationMs\":\(n(durationMs)),"
+            + "\"loopCount\":\(n(loopCount)),\"ms\":\(milliseconds)}"
+    }
+}
+
+enum JSONText {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Appends report lines from any worker; each line is written whole.
+final class ReportWriter: @unchecked Sendable {
+    private let fd: Int32
+    private var lock = pthread_mutex_t()
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FlipbookError(.io, "cannot write the report \(path)", underlying: String(cString: strerror(errno))) }
+        pthread_mutex_init(&lock, nil)
+    }
+
+    func append(_ line: ReportLine) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        var text = line.json + "\n"
+        text.withUTF8 { _ = write(fd, $0.baseAddress, $0.count) }
+    }
+
+    deinit { close(fd) }
+}
+
+/// Counts, bytes saved and ETA: a redrawn line on a terminal, one plain line per file otherwise.
+final class ConversionProgress: @unchecked Sendable {
+    private let total: Int
+    private var done = 0, failed = 0, skipped = 0
+    private var bytesIn = 0, bytesOut = 0
+    private let started = monotonicMs()
+    private let terminal = isatty(2) != 0
+    private var lock = pthread_mutex_t()
+
+    init(total: Int) {
+        self.total = total
+        pthread_mutex_init(&lock, nil)
+    }
+
+    func step(_ line: ReportLine) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        done += 1
+        switch line.status {
+        case "failed": failed += 1
+        case "skipped": skipped += 1
+        default:
+            bytesIn += line.inputBytes ?? 0
+            bytesOut += line.outputBytes ?? 0
+        }
+        let elapsed = monotonicMs() - started
+        let eta = done > 0 ? (elapsed * (total - done) / done) / 1000 : 0
+        let saved = megabytes(bytesIn - bytesOut)
+        if terminal {
+            let width = 28, filled = width * done / max(1, total)
+            writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)"
+                        + " saved \(saved) MB, \(failed) failed, ETA \(eta)s   " + (done == total ? "\n" : ""))
+        } else {
+            let ratio = line.ratio.map { " (\(Double(Int($0 * 10)) / 10)x smaller)" } ?? ""
+            printError("[\(done)/\(total)] \(line.status): \(line.input)\(ratio)")
+        }
+    }
+
+    func summary() {
+        printError("\(done - failed - skipped) converted, \(skipped) up to date, \(failed) failed; "
+                   + "\(megabytes(bytesIn)) MB of GIF became \(megabytes(bytesOut)) MB")
+    }
+
+    private func megabytes(_ bytes: Int) -> String { String(Double(bytes / 10_000) / 100) }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Dispatch
+import Flipbook
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VideoCodec: ExpressibleByArgument {}
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert GIFs to looping, silent, timing-exact MP4 (or WebM).",
+        discussion: """
+            INPUT is files or directories (searched recursively; files that are not GIFs are skipped with a \
+            note). With one input file, -o may name the output file; otherwise -o is a directory that mirrors \
+            the input tree. Outputs that are newer than their input are skipped, so an interrupted run can be \
+            started again; every output is written to a temporary file and renamed into place.
+            """)
+
+    @Argument(help: "GIF files or directories.") var inputs: [String]
+    @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
+    @Option(help: "Constant rate factor (lower: better and bigger).") var crf = 23
+    @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
+    @Option(help: "Scale the longer side down to at most N pixels.") var maxSize: Int?
+    @Option(help: "Colour under transparent pixels, #RRGGBB.") var background = "#FFFFFF"
+    @Option(help: "h264, hevc, vp9 or av1.") var codec: VideoCodec = .h264
+    @Option(help: "Parallel conversions (default: the number of cores).") var jobs: Int?
+    @Option(help: "Take only shard I of N (I from 0), by a stable hash of each file's path under its input root.")
+    var shard: String?
+    @Flag(help: "Keep the GIF (copied to the output tree) when the video would be larger.") var keepSmaller = false
+    @Option(help: "Write a JSON-lines report here.") var report: String?
+    @Flag(help: "Also write a JPEG poster (first frame) beside each video.") var poster = false
+
+    func validate() throws {
+        guard (0...63).contains(crf) else { throw ValidationError("--crf must be 0 to 63") }
+        if let maxSize, maxSize < 2 { throw ValidationError("--max-size must be at least 2") }
+        guard Self.parseColour(background) != nil else { throw ValidationError("--background takes #RRGGBB") }
+        if let shard, Self.parseShard(shard) == nil { throw ValidationError("--shard takes I/N with 0 <= I < N") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    static func parseColour(_ text: String) -> (UInt8, UInt8, UInt8)? {
+        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+        return (UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
+    }
+
+    static func parseShard(_ text: String) -> (index: Int, count: Int)? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n > 0, i >= 0, i < n else { return nil }
+        return (i, n)
+    }
+
+    func run() throws {
+        let colour = Self.parseColour(background)!
+        let plan = try ConversionPlan.make(inputs: inputs, output: output, container: codec == .vp9 && output.hasSuffix(".webm") ? .webm : .mp4,
+                                           shard: shard.flatMap(Self.parseShard))
+        for note in plan.notes { printError("flipbook: \(note)") }
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let workers = max(1, min(plan.jobs.count, jobs ?? cores))
+        var options = VideoConversionOptions()
+        options.crf = crf
+        options.preset = preset
+        options.maxSize = maxSize
+        options.background = (colour.0, colour.1, colour.2)
+        options.codec = codec
+        options.container = plan.container
+        // libav's own threads fill the cores the workers leave: never more threads than cores in total.
+        options.threads = max(1, cores / workers)
+        if poster { options.posterQuality = 85 }
+
+        let baseOptions = options
+        let reportFile = try report.map { try ReportWriter(path: $0) }
+        let progress = ConversionProgress(total: plan.jobs.count)
+        let failures = Atomic<Int>(0)
+        let next = Atomic<Int>(0)
+        let jobsList = plan.jobs
+        let keep = keepSmaller
+        let work: @Sendable (Int) -> Void = { _ in
+            var options = baseOptions
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < jobsList.count else { return }
+                let job = jobsList[i]
+                let started = monotonicMs()
+                var line = ReportLine(input: job.input, output: job.output)
+                do {
+                    if job.upToDate {
+                        line.status = "skipped"
+                        line.note = "output is newer than the input"
+                    } else {
+                        try makeDirectory(parentDirectory(job.output))
+                        let source = try FileByteSource(path: job.input)
+                        line.inputBytes = source.count
+                        let result = try GIFToVideo.convert(source, options: options)
+                        line.frames = result.gifFrames
+                        line.encodedFrames = result.encodedFrames
+                        line.durationMs = result.durationMs
+                        line.loopCount = result.loopCount
+                        if keep && result.outputBytes >= source.count {
+                            let gifCopy = job.output.dropLast(job.output.split(separator: ".").last!.count) + "gif"
+                            try source.withContiguousBytes { try writeAtomically(Array($0), to: String(gifCopy), protecting: [job.input]) }
+                            line.status = "kept-gif"
+                            line.output = String(gifCopy)
+                            line.outputBytes = source.count
+                        } else {
+                            try writeAtomically(result.data, to: job.output, protecting: [job.input])
+                            if let poster = result.poster {
+                                try writeAtomically(poster, to: job.output + ".jpg", protecting: [job.input])
+                            }
+                            line.status = "converted"
+                            line.outputBytes = result.outputBytes
+                        }
+                        if !result.warnings.isEmpty { line.note = result.warnings.joined(separator: "; ") }
+                    }
+                } catch {
+                    failures.add(1, ordering: .relaxed)
+                    line.status = "failed"
+                    line.error = describe(error)
+                    printError("flipbook: \(job.input): \(describe(error))")
+                }
+                line.milliseconds = monotonicMs() - started
+                reportFile?.append(line)
+                progress.step(line)
+            }
+        }
+        if workers == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: work) }
+        progress.summary()
+        if failures.load(ordering: .relaxed) > 0 { throw ExitCode(1) }
+    }
+}
+
+func monotonicMs() -> Int {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Int(t.tv_sec) * 1000 + Int(t.tv_nsec) / 1_000_000
+}
+
+func parentDirectory(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
