@@ -99,7 +99,7 @@ struct Convert: ParsableCommand {
                         line.durationMs = result.durationMs
                         line.loopCount = result.loopCount
                         if keep && result.outputBytes >= source.count {
-                            let gifCopy = job.output.dropLast(job.output.split(separator: ".").last!.count) + "gif"
+                            let gifCopy = replacingExtension(of: job.output, with: "gif")
                             try source.withContiguousBytes { try writeAtomically(Array($0), to: String(gifCopy), protecting: [job.input]) }
                             line.status = "kept-gif"
                             line.output = String(gifCopy)
@@ -135,6 +135,12 @@ func monotonicMs() -> Int {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
     return Int(t.tv_sec) * 1000 + Int(t.tv_nsec) / 1_000_000
+}
+
+/// `path` with its file extension (if any) replaced by `ext`.
+func replacingExtension(of path: String, with ext: String) -> String {
+    guard let current = fileExtension(path) else { return path + "." + ext }
+    return String(path.dropLast(current.count)) + ext
 }
 
 func parentDirectory(_ path: String) -> String {

@@ -106,3 +106,56 @@ extension CLITests {
         #expect(object["frames"] as? Int == 6 && object["durationMs"] as? Int == 3000 && object["loopCount"] is NSNull)
     }
 }
+
+extension CLITests {
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func convertMirrorsATreeResumesAndShards() throws {
+        let dir = try TemporaryDirectory()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir.path("in/sub"), withIntermediateDirectories: true)
+        var names: [String] = []
+        for i in 0..<6 {
+            var gif = TestGIF(width: 32, height: 16)
+            gif.frames = (0..<4).map { f in .init(width: 32, height: 16, pixels: (0..<512).map { UInt8(($0 / (8 + i) + f) % 4) }, delay: 5) }
+            let name = i % 2 == 0 ? "a\(i).gif" : "sub/b\(i).gif"
+            try Data(gif.encode()).write(to: URL(fileURLWithPath: dir.path("in/\(name)")))
+            names.append(name)
+        }
+        try Data("not a gif".utf8).write(to: URL(fileURLWithPath: dir.path("in/notes.txt")))
+
+        let first = try flipbook("convert", dir.path("in"), "-o", dir.path("out"), "--report", dir.path("r.jsonl"), "--preset", "ultrafast")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("notes.txt: not a GIF, skipped"))
+        for name in names { #expect(fm.fileExists(atPath: dir.path("out/" + name.replacingOccurrences(of: ".gif", with: ".mp4")))) }
+        let report = try String(contentsOfFile: dir.path("r.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(report.count == 6)
+        let rows = try report.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(rows.allSatisfy { $0["status"] as? String == "converted" && ($0["frames"] as? Int) == 4 && ($0["durationMs"] as? Int) == 200 })
+        #expect(!(try fm.subpathsOfDirectory(atPath: dir.path("out"))).contains { $0.hasSuffix(".tmp") })
+
+        // A second run finds everything up to date.
+        let again = try flipbook("convert", dir.path("in"), "-o", dir.path("out"), "--report", dir.path("r2.jsonl"))
+        #expect(again.status == 0)
+        let second = try String(contentsOfFile: dir.path("r2.jsonl"), encoding: .utf8)
+        #expect(second.split(separator: "\n").allSatisfy { $0.contains("\"status\":\"skipped\"") })
+
+        // Three shards, run separately, produce every output exactly once between them.
+        var produced: [String] = []
+        for i in 0..<3 {
+            let out = dir.path("shard\(i)")
+            let run = try flipbook("convert", dir.path("in"), "-o", out, "--shard", "\(i)/3", "--preset", "ultrafast")
+            #expect(run.status == 0)
+            produced += ((try? fm.subpathsOfDirectory(atPath: out)) ?? []).filter { $0.hasSuffix(".mp4") }
+        }
+        #expect(produced.sorted() == names.map { $0.replacingOccurrences(of: ".gif", with: ".mp4") }.sorted())
+
+        // --keep-smaller keeps a tiny GIF whose MP4 would be larger.
+        var tiny = TestGIF(width: 2, height: 2)
+        tiny.frames = [.init(width: 2, height: 2, pixels: [1, 2, 3, 0])]
+        try Data(tiny.encode()).write(to: URL(fileURLWithPath: dir.path("tiny.gif")))
+        let kept = try flipbook("convert", dir.path("tiny.gif"), "-o", dir.path("tiny-out") + "/", "--keep-smaller", "--report", dir.path("r3.jsonl"))
+        #expect(kept.status == 0)
+        #expect(fm.fileExists(atPath: dir.path("tiny-out/tiny.gif")) && !fm.fileExists(atPath: dir.path("tiny-out/tiny.mp4")))
+        #expect(try String(contentsOfFile: dir.path("r3.jsonl"), encoding: .utf8).contains("kept-gif"))
+    }
+}
