@@ -22,6 +22,10 @@ ff -f lavfi -i "testsrc=size=320x240" -frames:v 1 "$out/testsrc-320x240.bmp"
 # Animation and video (for the GIF and video pipelines)
 ff -f lavfi -i "testsrc=size=160x120:rate=10:duration=2" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" \
    -loop 0 "$out/testsrc-160x120-2s.gif"
+# A transparent GIF: an orange square sliding across a transparent background, 3 s at 10 fps.
+ff -filter_complex "color=c=black@0:s=120x90:r=10:d=3,format=rgba[bg];color=c=0xFF6600:s=30x30:r=10:d=3,format=rgba[sq];\
+[bg][sq]overlay=x='t*30':y=30:format=rgb,split[a][b];[a]palettegen=reserve_transparent=1[p];[b][p]paletteuse=alpha_threshold=128" \
+   -loop 0 "$out/box-transparent-120x90.gif"
 ff -f lavfi -i "testsrc2=size=480x270:rate=25:duration=4" -c:v libx264 -preset veryfast -crf 30 -pix_fmt yuv420p \
    -movflags +faststart "$out/testsrc2-480x270-4s.mp4"
 ls -l "$out"

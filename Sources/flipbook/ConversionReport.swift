@@ -25,27 +25,12 @@ struct ReportLine: Sendable {
 
     var json: String {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
-        func s(_ v: String?) -> String { v.map(JSONText.string) ?? "null" }
+        func s(_ v: String?) -> String { v.map(JSON.string) ?? "null" }
         let r = ratio.map { String(Double(Int($0 * 100)) / 100) } ?? "null"
         return "{\"input\":\(s(input)),\"output\":\(s(output)),\"status\":\(s(status)),\"error\":\(s(error)),"
             + "\"note\":\(s(note)),\"inputBytes\":\(n(inputBytes)),\"outputBytes\":\(n(outputBytes)),\"ratio\":\(r),"
             + "\"frames\":\(n(frames)),\"encodedFrames\":\(n(encodedFrames)),\"durationMs\":\(n(durationMs)),"
             + "\"loopCount\":\(n(loopCount)),\"ms\":\(milliseconds)}"
-    }
-}
-
-enum JSONText {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -78,7 +78,7 @@ struct Convert: ParsableCommand {
         let jobsList = plan.jobs
         let keep = keepSmaller
         let work: @Sendable (Int) -> Void = { _ in
-            var options = baseOptions
+            let options = baseOptions
             while true {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < jobsList.count else { return }

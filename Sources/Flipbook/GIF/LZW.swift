@@ -118,16 +118,20 @@ struct LZWDecoder {
                                     }
                                     previous = code
 
+                                    /// Hands a full row on; true when it was the frame's last.
+                                    @inline(__always)
+                                    func rowFilled() -> Bool {
+                                        emit(rowsDone, UnsafeBufferPointer(start: rowBase.assumingMemoryBound(to: UInt8.self), count: width))
+                                        rowsDone += 1
+                                        x = 0
+                                        return rowsDone == height
+                                    }
+
                                     let count = Int(lengthMinusOne[code]) + 1
                                     if x + count <= width {
                                         write(code, endingAt: rowBase + x + count, length: count)
                                         x += count
-                                        if x == width {
-                                            emit(rowsDone, UnsafeBufferPointer(start: rowBase.assumingMemoryBound(to: UInt8.self), count: width))
-                                            rowsDone += 1
-                                            x = 0
-                                            if rowsDone == height { return .complete }
-                                        }
+                                        if x == width && rowFilled() { return .complete }
                                     } else {
                                         // Crosses a row end: unpack into the spill buffer, then copy row by row.
                                         write(code, endingAt: spillBase + 8 + count, length: count)
@@ -137,12 +141,7 @@ struct LZWDecoder {
                                             (rowBase + x).copyMemory(from: spillBase + 8 + done, byteCount: n)
                                             x += n
                                             done += n
-                                            if x == width {
-                                                emit(rowsDone, UnsafeBufferPointer(start: rowBase.assumingMemoryBound(to: UInt8.self), count: width))
-                                                rowsDone += 1
-                                                x = 0
-                                                if rowsDone == height { return .complete }
-                                            }
+                                            if x == width && rowFilled() { return .complete }
                                         }
                                     }
                                 }

@@ -43,8 +43,9 @@ extension MediaInfo {
 }
 
 /// Minimal JSON string escaping (RFC 8259), so the still path needs no Foundation.
-enum JSON {
-    static func string(_ s: String) -> String {
+public enum JSON {
+    /// `s` as a quoted JSON string.
+    public static func string(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
