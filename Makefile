@@ -50,7 +50,7 @@ demo: release
 	  $(RELEASE_BIN) thumb $$stills -o out/demo/thumbs --size 256 && \
 	  for f in out/demo/thumbs/*; do $(RELEASE_BIN) probe "$$f"; done
 	@echo "== GIFs in samples/ -> looping silent MP4 in out/demo/video/"
-	@$(RELEASE_BIN) convert samples -o out/demo/video --report out/demo/convert.jsonl
+	@$(RELEASE_BIN) convert samples -o out/demo/video --keep-smaller --report out/demo/convert.jsonl
 	@/usr/bin/python3 scripts/savings.py out/demo/convert.jsonl
 	@echo "== frames of the first sample GIF -> out/demo/frames/"
 	@$(RELEASE_BIN) frames samples/testsrc-160x120-2s.gif -o out/demo/frames --every 5

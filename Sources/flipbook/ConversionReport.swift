@@ -88,7 +88,9 @@ final class ConversionProgress: @unchecked Sendable {
             writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)"
                         + " saved \(saved) MB, \(failed) failed, ETA \(eta)s   " + (done == total ? "\n" : ""))
         } else {
-            let ratio = line.ratio.map { " (\(Double(Int($0 * 10)) / 10)x smaller)" } ?? ""
+            let ratio = line.ratio.map { r in
+                r >= 1 ? " (\(Double(Int(r * 10)) / 10)x smaller)" : " (\(Double(Int(10 / r)) / 10)x larger)"
+            } ?? ""
             printError("[\(done)/\(total)] \(line.status): \(line.input)\(ratio)")
         }
     }
