@@ -1,6 +1,7 @@
 # Flipbook — build, test, demo and benchmark. Works as root on a fresh Debian 12 machine: missing apt
 # packages are installed first (nothing is fetched from anywhere but Debian's archive).
 
+SHELL        := /bin/bash
 SWIFT        ?= swift
 BUILD_FLAGS  ?=
 RELEASE_BIN  := .build/release/flipbook
@@ -33,9 +34,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
 
+# Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
+# last line restates Swift Testing's own count plainly.
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+	@mkdir -p .build
+	@set -o pipefail; $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 | tee .build/test.log
+	@n=$$(grep -Eo 'Test run with [0-9]+ tests?' .build/test.log | grep -Eo '[0-9]+' | tail -1); echo "tests: $${n:-0} passed, 0 failed"
 
 # Remakes samples/ from scripts/make-samples.sh (committed with its output).
 samples: deps
