@@ -54,7 +54,9 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let colour = Self.parseColour(background)!
-        let plan = try ConversionPlan.make(inputs: inputs, output: output, container: codec == .vp9 && output.hasSuffix(".webm") ? .webm : .mp4,
+        // The output's extension picks the container (VP9 and AV1 go in MP4 or WebM); a directory gets MP4.
+        let container = fileExtension(output).flatMap(VideoContainer.init(fileExtension:)) ?? .mp4
+        let plan = try ConversionPlan.make(inputs: inputs, output: output, container: container,
                                            shard: shard.flatMap(Self.parseShard))
         for note in plan.notes { printError("flipbook: \(note)") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))

@@ -197,3 +197,41 @@ extension ConversionTests {
         #expect(meanOurs >= meanTheirs)
     }
 }
+
+extension ConversionTests {
+    /// Each codec in the container it belongs in, checked with ffprobe; HEVC in MP4 is tagged hvc1 (what
+    /// Apple players require); H.264 in WebM is refused.
+    @Test(arguments: [(VideoCodec.hevc, VideoContainer.mp4, "hevc"), (.vp9, .webm, "vp9"), (.vp9, .mp4, "vp9"),
+                      (.av1, .webm, "av1"), (.av1, .mp4, "av1")])
+    func otherCodecsAndContainers(codec: VideoCodec, container: VideoContainer, name: String) throws {
+        var gif = TestGIF(width: 64, height: 48)
+        gif.frames = (0..<6).map { i in .init(width: 64, height: 48, pixels: (0..<3072).map { UInt8(($0 / (4 + i)) % 4) }, delay: 10 + i) }
+        var options = VideoConversionOptions()
+        options.codec = codec
+        options.container = container
+        options.preset = "ultrafast"
+        options.crf = 30
+        let result = try GIFToVideo.convert(MemoryByteSource(gif.encode()), options: options)
+        let dir = try TemporaryDirectory()
+        let path = dir.path("v.\(container.rawValue)")
+        try Data(result.data).write(to: URL(fileURLWithPath: path))
+        let probe = try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                         "stream=codec_name,codec_tag_string:format=format_name,duration", "-of", "json", path])
+        let json = try #require(JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        let stream = try #require((json["streams"] as? [[String: Any]])?.first)
+        let format = try #require(json["format"] as? [String: Any])
+        #expect(stream["codec_name"] as? String == name)
+        if codec == .hevc { #expect(stream["codec_tag_string"] as? String == "hvc1") }
+        #expect((format["format_name"] as? String)?.contains(container == .webm ? "webm" : "mp4") == true)
+        let expectedEnd = Double((0..<6).map { 10 + $0 }.reduce(0, +)) / 100
+        #expect(abs((Double(format["duration"] as? String ?? "") ?? 0) - expectedEnd) < 0.002, "\(codec) in \(container)")
+    }
+
+    @Test func h264InWebMIsATypedError() throws {
+        var gif = TestGIF(width: 4, height: 4)
+        gif.frames = [.init(width: 4, height: 4, pixels: [UInt8](repeating: 1, count: 16))]
+        var options = VideoConversionOptions()
+        options.container = .webm
+        #expect(throws: FlipbookError.self) { try GIFToVideo.convert(MemoryByteSource(gif.encode()), options: options) }
+    }
+}
