@@ -9,6 +9,7 @@ struct ConversionPlan {
         var input: String
         var output: String
         var upToDate: Bool
+        var bytes: Int
     }
 
     var jobs: [Job] = []
@@ -57,8 +58,10 @@ struct ConversionPlan {
                 let stemmed = relative.hasSuffix(".gif") || relative.hasSuffix(".GIF") ? String(relative.dropLast(4)) : relative
                 target = "\(output.hasSuffix("/") ? String(output.dropLast()) : output)/\(stemmed).\(ext)"
             }
-            plan.jobs.append(Job(input: input, output: target, upToDate: isNewer(target, than: input)))
+            plan.jobs.append(Job(input: input, output: target, upToDate: isNewer(target, than: input), bytes: source.count))
         }
+        // Largest first: one big GIF started last would leave the other workers idle at the end.
+        plan.jobs.sort { $0.bytes > $1.bytes }
         return plan
     }
 
