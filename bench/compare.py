@@ -183,6 +183,19 @@ def convert_section():
         print(f"\n(SSIM over the {n} GIFs at least 8 px a side. The browser reference clears disposal-2 areas to "
               "transparent and plays <= 1 cs as 100 ms; ffmpeg's decoder paints the background colour there and "
               "times 0-delay frames its own way; see Tests/oracle/video_ssim.py.)")
+        # Flat memory over a library: the same GIF 10 and 1000 times (hard links), one process each time.
+        sample = os.path.join(ROOT, "samples", "box-transparent-120x90.gif")
+        peaks = {}
+        for count in (10, 1000):
+            lib = os.path.join(work, f"lib{count}")
+            os.makedirs(lib)
+            for i in range(count):
+                os.link(sample, os.path.join(lib, f"{i:04d}.gif"))
+            t, rss, code = run([FLIPBOOK, "convert", lib, "-o", os.path.join(work, f"out{count}")])
+            peaks[count] = (t, rss, code)
+        print("\nMemory over a library (samples/box-transparent-120x90.gif, 30 frames, converted N times in one process):\n")
+        for count, (t, rss, code) in peaks.items():
+            print(f"- {count} GIFs: peak RSS {rss:.1f} MB, {t:.2f} s, exit status {code}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
