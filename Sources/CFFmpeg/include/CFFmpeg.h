@@ -41,6 +41,7 @@
     X(avutil, av_pix_fmt_desc_get) \
     X(avutil, av_get_pix_fmt_name) \
     X(avutil, av_frame_make_writable) \
+    X(avutil, av_frame_ref) \
     X(avutil, av_rescale_q) \
     X(avcodec, av_packet_alloc) \
     X(avcodec, av_packet_free) \
@@ -72,6 +73,7 @@
     X(avformat, av_seek_frame) \
     X(avformat, avformat_seek_file) \
     X(avformat, av_stream_get_side_data) \
+    X(avformat, av_guess_sample_aspect_ratio) \
     X(avformat, avio_alloc_context) \
     X(avformat, avio_context_free) \
     X(avformat, avformat_alloc_output_context2) \

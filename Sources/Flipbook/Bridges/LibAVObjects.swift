@@ -77,7 +77,9 @@ final class FormatInput {
     let io: AVIOBridge
     private(set) var pointer: UnsafeMutablePointer<AVFormatContext>
 
-    init(source: any ByteSource) throws {
+    /// Opens the container. `probeStreams: false` skips avformat_find_stream_info, which decodes ahead to
+    /// learn what the headers do not say; call `probeStreams()` when a stream's parameters are missing.
+    init(source: any ByteSource, probeStreams: Bool = true) throws {
         let av = try LibAV.api()
         io = try AVIOBridge(source: source)
         guard let ctx = av.avformat_alloc_context() else { throw FlipbookError(.codec, "avformat_alloc_context failed") }
@@ -87,7 +89,11 @@ final class FormatInput {
         // On failure avformat_open_input has already freed the context (and, with CUSTOM_IO, not our pb).
         try LibAV.check(av.avformat_open_input(&opened, nil, nil, nil), "avformat_open_input", code: .corrupt)
         pointer = opened!
-        try LibAV.check(av.avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
+        if probeStreams { try self.probeStreams() }
+    }
+
+    func probeStreams() throws {
+        try LibAV.check(try LibAV.api().avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
     }
 
     var streams: [UnsafeMutablePointer<AVStream>] {

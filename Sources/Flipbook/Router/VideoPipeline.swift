@@ -1,9 +1,11 @@
 import CFFmpeg
 
-/// Videos (ISO-BMFF, Matroska/WebM). This version probes through libavformat over the byte source; posters,
-/// previews and storyboards arrive with the video issue.
+/// Videos (ISO-BMFF, Matroska/WebM): probe and poster frames through libavformat over the byte source.
 public struct VideoPipeline: MediaPipeline {
-    public init() {}
+    /// How posters are picked. Default: 10%, fast seek, near-uniform frames skipped.
+    public var posterOptions: PosterOptions
+
+    public init(posterOptions: PosterOptions = PosterOptions()) { self.posterOptions = posterOptions }
     public var name: String { "video" }
     public func accepts(_ type: MediaType) -> Bool { type.isVideo }
 
@@ -30,8 +32,9 @@ public struct VideoPipeline: MediaPipeline {
         return info
     }
 
+    /// A poster frame (see `PosterOptions`), upright and scaled to the request.
     public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
-        throw FlipbookError(.unsupported, "video posters need the video frame extractor, which is not built yet")
+        try PosterExtractor.poster(input, request: request, options: posterOptions)
     }
 
     /// The stream's display matrix as the EXIF orientation that shows it upright (rotations only).

@@ -135,6 +135,20 @@ public struct StillPipeline: MediaPipeline {
         return orientation.apply(to: resized)
     }
 
+    /// The centred `size` region of `image` (the whole image if it is not larger).
+    static func cropCentre(_ image: Image, to size: Size) -> Image {
+        let w = min(size.width, image.width), h = min(size.height, image.height)
+        guard w != image.width || h != image.height else { return image }
+        let x0 = (image.width - w) / 2, y0 = (image.height - h) / 2, c = image.channels
+        var out = [UInt8]()
+        out.reserveCapacity(w * h * c)
+        for y in y0..<(y0 + h) {
+            let start = (y * image.width + x0) * c
+            out.append(contentsOf: image.pixels[start..<(start + w * c)])
+        }
+        return Image(width: w, height: h, channels: c, pixels: out)
+    }
+
     static func cropTopLeft(_ image: Image, width: Int, height: Int) -> Image {
         guard width != image.width || height != image.height else { return image }
         var out = [UInt8]()

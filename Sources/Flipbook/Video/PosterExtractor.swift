@@ -1,0 +1,240 @@
+import CFFmpeg
+
+/// Where in a video the poster comes from.
+public enum PosterPosition: Sendable, Equatable {
+    /// A fraction of the duration (0.1 = 10%, ffmpegthumbnailer's default).
+    case fraction(Double)
+    /// Seconds from the start.
+    case seconds(Double)
+
+    /// Parses "12.5s", "1500ms", "10%" or a bare number of seconds.
+    public init?(_ text: String) {
+        let t = text.filter { $0 != " " }.lowercased()
+        if t.hasSuffix("%"), let v = Double(t.dropLast()), v >= 0 { self = .fraction(v / 100) }
+        else if t.hasSuffix("ms"), let v = Double(t.dropLast(2)), v >= 0 { self = .seconds(v / 1000) }
+        else if t.hasSuffix("s"), let v = Double(t.dropLast()), v >= 0 { self = .seconds(v) }
+        else if let v = Double(t), v >= 0 { self = .seconds(v) }
+        else { return nil }
+    }
+}
+
+/// How to pick the poster frame. Every property documents its default.
+public struct PosterOptions: Sendable {
+    /// Default 10% of the duration.
+    public var position = PosterPosition.fraction(0.1)
+    /// false (default): seek to the keyframe before the position and take the first good frame from
+    /// there; true: decode up to the exact time.
+    public var exact = false
+    /// Skip near-uniform frames (black, white, a single colour) and look further along. Default true.
+    public var skipUniformFrames = true
+    /// Largest coded frame accepted, in pixels. Default 8K x 8K.
+    public var maxCodedPixels = 8192 * 8192
+    /// Most frames decoded while looking for a good one. Default 300.
+    public var maxFramesScanned = 300
+
+    public init() {}
+}
+
+/// Video posters through libavformat (over the byte source) and libavcodec; one decoded frame in memory
+/// at a time, scaled by libswscale straight to the output size.
+enum PosterExtractor {
+    static func poster(_ input: MediaInput, request: ThumbnailRequest, options: PosterOptions) throws -> Image {
+        let av = try LibAV.api()
+        // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
+        // needed when they do not, and would read much more of the file than one poster needs.
+        let format = try FormatInput(source: input.source, probeStreams: false)
+        var streamIndex = try videoStream(format)
+        let known = format.streams[streamIndex].pointee.codecpar.pointee
+        if known.width <= 0 || known.height <= 0 || known.format < 0 {
+            try format.probeStreams()
+            streamIndex = try videoStream(format)
+        }
+        let stream = format.streams[streamIndex]
+        let par = stream.pointee.codecpar!
+        let codedPixels = Int(par.pointee.width) * Int(par.pointee.height)
+        guard codedPixels <= min(options.maxCodedPixels, input.limits.maxPixels) else {
+            throw FlipbookError(.limitExceeded, "video frames are \(par.pointee.width)x\(par.pointee.height), over the pixel limit")
+        }
+        let codec = try CodecContext.decoder(for: par.pointee.codec_id)
+        try LibAV.check(av.avcodec_parameters_to_context(codec.pointer, par), "codec parameters")
+        codec.pointer.pointee.thread_count = 0
+        codec.pointer.pointee.max_pixels = Int64(min(options.maxCodedPixels, input.limits.maxPixels))
+        try codec.open()
+
+        let tb = stream.pointee.time_base
+        let durationSeconds: Double = {
+            let d = format.pointer.pointee.duration
+            if d != LibAV.noPTS, d > 0 { return Double(d) / Double(fb_av_time_base()) }
+            if stream.pointee.duration != LibAV.noPTS, stream.pointee.duration > 0 {
+                return Double(stream.pointee.duration) * Double(tb.num) / Double(tb.den)
+            }
+            return 0
+        }()
+        var target: Double
+        switch options.position {
+        case .fraction(let f): target = durationSeconds * f
+        case .seconds(let s): target = s
+        }
+        let pastEnd = durationSeconds > 0 && target >= durationSeconds
+        if pastEnd { target = max(0, durationSeconds - 2) }  // decode the tail and keep the last frame
+        let startTime = stream.pointee.start_time != LibAV.noPTS ? stream.pointee.start_time : 0
+        let targetTS = startTime + Int64(target * Double(tb.den) / Double(tb.num))
+        if target > 0 {
+            // To the keyframe at or before the target; if the container cannot seek, decode from the start.
+            _ = av.av_seek_frame(format.pointer, Int32(streamIndex), targetTS, AVSEEK_FLAG_BACKWARD)
+        }
+
+        let renderer = try FrameRenderer(format: format, stream: stream, request: request)
+        let packet = try Packet(), frame = try Frame(), last = try Frame()
+        var haveLast = false, scanned = 0
+        var fallback: Image?
+
+        func consider() throws -> Image? {
+            let pts = frame.pointer.pointee.best_effort_timestamp
+            if options.exact && !pastEnd && pts != LibAV.noPTS && pts < targetTS { return nil }
+            if pastEnd {
+                av.av_frame_unref(last.pointer)
+                _ = av.av_frame_ref(last.pointer, frame.pointer)
+                haveLast = true
+                return nil
+            }
+            scanned += 1
+            let image = try renderer.render(frame.pointer)
+            if !options.skipUniformFrames || !Self.isNearlyUniform(image) { return image }
+            if fallback == nil { fallback = image }
+            return scanned >= options.maxFramesScanned ? fallback : nil
+        }
+
+        var sawEnd = false
+        while !sawEnd {
+            let status = av.av_read_frame(format.pointer, packet.pointer)
+            if status < 0 {
+                sawEnd = true
+                _ = av.avcodec_send_packet(codec.pointer, nil)
+            } else {
+                defer { av.av_packet_unref(packet.pointer) }
+                guard packet.pointer.pointee.stream_index == Int32(streamIndex) else { continue }
+                let sent = av.avcodec_send_packet(codec.pointer, packet.pointer)
+                if sent < 0 && sent != LibAV.eagain { continue }  // a damaged packet: try the next one
+            }
+            while true {
+                let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
+                if received == LibAV.eagain || received == LibAV.eof { break }
+                if received < 0 { break }
+                defer { av.av_frame_unref(frame.pointer) }
+                if let image = try consider() { return image }
+            }
+        }
+        if pastEnd, haveLast { return try renderer.render(last.pointer) }
+        if let fallback { return fallback }
+        throw FlipbookError(.corrupt, "no video frame could be decoded")
+    }
+
+    /// The default video stream, never an attached picture (cover art).
+    static func videoStream(_ format: FormatInput) throws -> Int {
+        let av = try LibAV.api()
+        let streams = format.streams
+        func usable(_ i: Int) -> Bool {
+            streams[i].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                && streams[i].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+        let best = Int(av.av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))
+        if best >= 0, usable(best) { return best }
+        if let other = streams.indices.first(where: usable) { return other }
+        if streams.contains(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) {
+            throw FlipbookError(.unsupported, "the only picture in this file is attached cover art, not video")
+        }
+        throw FlipbookError(.unsupported, "the file has no video stream (audio only?)")
+    }
+
+    /// Luma spread under 6 levels: black, white or a single flat colour.
+    static func isNearlyUniform(_ image: Image) -> Bool {
+        let c = image.channels, n = image.width * image.height
+        guard n > 0 else { return true }
+        var sum = 0.0, sumSquares = 0.0
+        image.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<n {
+                let y = 0.299 * Double(p[i * c]) + 0.587 * Double(p[i * c + 1]) + 0.114 * Double(p[i * c + 2])
+                sum += y
+                sumSquares += y * y
+            }
+        }
+        let mean = sum / Double(n)
+        return (sumSquares / Double(n) - mean * mean).squareRoot() < 6
+    }
+}
+
+/// Scales decoded frames straight to the thumbnail with libswscale (Lanczos), honouring the stream's
+/// colour matrix and range, its sample aspect ratio and its display matrix (rotation and mirroring).
+final class FrameRenderer {
+    let orientation: Orientation
+    let request: ThumbnailRequest
+    let format: FormatInput
+    let stream: UnsafeMutablePointer<AVStream>
+    private var sws: OpaquePointer?
+    private var swsKey: (Int32, Int32, Int32) = (0, 0, -1)
+
+    init(format: FormatInput, stream: UnsafeMutablePointer<AVStream>, request: ThumbnailRequest) throws {
+        self.format = format
+        self.stream = stream
+        self.request = request
+        orientation = VideoPipeline.orientation(of: stream)
+    }
+
+    deinit {
+        if let sws, let av = try? LibAV.api() { av.sws_freeContext(sws) }
+    }
+
+    func render(_ frame: UnsafeMutablePointer<AVFrame>) throws -> Image {
+        let av = try LibAV.api()
+        let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
+        guard w > 0, h > 0 else { throw FlipbookError(.corrupt, "decoded an empty frame") }
+        // Anamorphic pixels: the stored width times the sample aspect ratio is the displayed width.
+        let sar = av.av_guess_sample_aspect_ratio(format.pointer, stream, frame)
+        let aspect = sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1
+        let displayW = max(1, Int((Double(w) * aspect).rounded()))
+        let stored = Size(width: displayW, height: h)
+        let shown = orientation.swapsAxes ? stored.transposed : stored
+        let plan = ThumbnailPlan.make(source: shown, maxPixelSize: request.maxPixelSize, fit: request.fit,
+                                      upscale: request.upscale).stored(for: orientation)
+        // Scale the whole frame so the planned crop has the output size, then crop the centre.
+        let scaledW = max(plan.output.width, Int((Double(displayW) * plan.scale).rounded()))
+        let scaledH = max(plan.output.height, Int((Double(h) * plan.scale).rounded()))
+        if sws == nil || swsKey != (Int32(w), Int32(h), frame.pointee.format) {
+            if let sws { av.sws_freeContext(sws) }
+            let flags = Int32(SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP)
+            sws = av.sws_getContext(Int32(w), Int32(h), AVPixelFormat(rawValue: frame.pointee.format), Int32(scaledW), Int32(scaledH),
+                                    AV_PIX_FMT_RGB24, flags, nil, nil, nil)
+            guard let sws else { throw FlipbookError(.unsupported, "cannot convert this video's pixel format") }
+            swsKey = (Int32(w), Int32(h), frame.pointee.format)
+            // The stream's matrix (BT.601/709/2020) and range; RGB out is full range.
+            let matrix: Int32
+            switch frame.pointee.colorspace {
+            case AVCOL_SPC_BT709: matrix = Int32(SWS_CS_ITU709)
+            case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = Int32(SWS_CS_BT2020)
+            case AVCOL_SPC_UNSPECIFIED: matrix = Int32(h >= 720 ? SWS_CS_ITU709 : SWS_CS_DEFAULT)
+            default: matrix = Int32(SWS_CS_DEFAULT)
+            }
+            let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+            _ = av.sws_setColorspaceDetails(sws, av.sws_getCoefficients(matrix), fullRange, av.sws_getCoefficients(Int32(SWS_CS_DEFAULT)),
+                                            1, 0, 1 << 16, 1 << 16)
+        }
+        var pixels = [UInt8](repeating: 0, count: scaledW * scaledH * 3)
+        try pixels.withUnsafeMutableBufferPointer { dst in
+            var planes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [Int32(scaledW * 3), 0, 0, 0]
+            let src = withUnsafePointer(to: &frame.pointee.data) {
+                $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
+            }
+            let srcStrides = withUnsafePointer(to: &frame.pointee.linesize) {
+                $0.withMemoryRebound(to: Int32.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
+            }
+            guard av.sws_scale(sws, src, srcStrides, 0, Int32(h), &planes, &strides) == scaledH else {
+                throw FlipbookError(.codec, "frame conversion failed", context: "sws_scale")
+            }
+        }
+        let scaled = Image(width: scaledW, height: scaledH, channels: 3, pixels: pixels)
+        let cropped = StillPipeline.cropCentre(scaled, to: plan.output)
+        return orientation.apply(to: cropped)
+    }
+}
