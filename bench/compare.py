@@ -200,6 +200,53 @@ def convert_section():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def poster_section():
+    """Poster frames, one process per video: Flipbook against ffmpegthumbnailer and ffmpeg -ss."""
+    videos = [os.path.join(WORK, "testsrc2-1080p-60s.mp4")]
+    video_dir = os.path.join(CORPUS, "video")
+    if os.path.isdir(video_dir):
+        for root, _, files in os.walk(video_dir):
+            for f in sorted(files):
+                if "afconvert" in f or "invalid-bitstream" in f:
+                    continue  # no picture to make: both tools fail
+                videos.append(os.path.join(root, f))
+    out = tempfile.mkdtemp(prefix="flipbook-poster-")
+    try:
+        def probe_duration(v):
+            r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", v],
+                               capture_output=True, text=True)
+            try:
+                return float(r.stdout.strip())
+            except ValueError:
+                return 0.0
+        print(f"\n## Video posters: {len(videos)} videos (the corpus's, and a 1080p 60 s H.264), 256 px, one process each\n")
+        print("| case | flipbook | peer | time ratio | flipbook RSS | peer RSS | RSS ratio | peer |")
+        print("|---|---|---|---|---|---|---|---|")
+        sums = {"thumbnailer": [0.0, 0.0, 0.0, 0.0], "ffmpeg": [0.0, 0.0, 0.0, 0.0]}
+        for v in videos:
+            name = os.path.basename(v)
+            ours = [FLIPBOOK, "poster", v, "-o", os.path.join(out, "a.jpg"), "--size", "256"]
+            t = f"{probe_duration(v) * 0.1:.3f}"
+            for key, peer, label in (
+                ("thumbnailer", ["ffmpegthumbnailer", "-i", v, "-o", os.path.join(out, "b.jpg"), "-s", "256"], "ffmpegthumbnailer"),
+                ("ffmpeg", ["ffmpeg", "-v", "error", "-y", "-ss", t, "-i", v, "-frames:v", "1", "-vf", "scale=256:-2",
+                            os.path.join(out, "c.jpg")], "ffmpeg -ss"),
+            ):
+                try:
+                    row = compare(name, ours, peer, label, runs=5)
+                except SystemExit as failure:
+                    print(f"| {name} | | | | | | | {label}: skipped ({failure}) |")
+                    continue
+                s4 = sums[key]
+                s4[0] += row[1]; s4[1] += row[2]; s4[2] = max(s4[2], row[4]); s4[3] = max(s4[3], row[5])
+        for key, label in (("thumbnailer", "ffmpegthumbnailer"), ("ffmpeg", "ffmpeg -ss")):
+            s4 = sums[key]
+            print(f"| **sum over the videos** | {s4[0]:.1f} ms | {s4[1]:.1f} ms | {s4[0] / s4[1]:.2f}x | max {s4[2]:.1f} MB | "
+                  f"max {s4[3]:.1f} MB | {s4[2] / s4[3]:.2f}x | {label} |")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     out = tempfile.mkdtemp(prefix="flipbook-bench-")
     try:
@@ -233,6 +280,7 @@ def main():
             print(f"\n(corpus not found at {CORPUS}: decompression-bomb check skipped)")
         gif_section()
         convert_section()
+        poster_section()
     finally:
         shutil.rmtree(out, ignore_errors=True)
 

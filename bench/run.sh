@@ -18,6 +18,9 @@ for i in $(seq 0 19); do
   [ -f "$f" ] || ff -f lavfi -i "mandelbrot=size=6000x4000:maxiter=80:start_scale=$(echo "3 - $i * 0.12" | bc -l),noise=alls=5:allf=t,format=yuvj420p" -frames:v 1 -q:v 3 "$f"
 done
 
+# A 1080p, 60 s H.264 file for the poster benchmark.
+[ -f "$work/testsrc2-1080p-60s.mp4" ] || ff -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=60" -c:v libx264 -preset veryfast -crf 26 -pix_fmt yuv420p "$work/testsrc2-1080p-60s.mp4"
+
 # Same 480x480 canvas, 10 and 400 frames: the GIF decoder's peak memory must not depend on the count.
 [ -f "$work/gif-10.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=1" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/gif-10.gif"
 [ -f "$work/gif-400.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/gif-400.gif"
