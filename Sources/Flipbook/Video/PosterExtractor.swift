@@ -57,7 +57,9 @@ enum PosterExtractor {
         }
         let codec = try CodecContext.decoder(for: par.pointee.codec_id)
         try LibAV.check(av.avcodec_parameters_to_context(codec.pointer, par), "codec parameters")
-        codec.pointer.pointee.thread_count = 0
+        // One thread: frame threading would decode (and hold) a frame per thread before returning the
+        // first, and a poster usually needs the first good frame after a keyframe.
+        codec.pointer.pointee.thread_count = 1
         codec.pointer.pointee.max_pixels = Int64(min(options.maxCodedPixels, input.limits.maxPixels))
         try codec.open()
 
