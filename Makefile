@@ -10,7 +10,7 @@ DEBUG_BIN    := .build/debug/flipbook
 # Build and run-time libraries, plus the tools the tests and benchmarks use as oracles and peers.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libgif-dev \
                 libturbojpeg0-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
-                ffmpegthumbnailer gifsicle time
+                ffmpegthumbnailer gifsicle time bc
 
 .PHONY: all deps build release test demo bench samples clean
 
