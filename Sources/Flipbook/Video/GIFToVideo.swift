@@ -271,9 +271,14 @@ struct FrameEncoder {
         held = try Packet()
     }
 
-    /// RGBA (width x height) composited onto the background, padded to even size with the background.
+    /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
+    /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
+    static let inputSlack = 64
+
+    /// RGBA (width x height) composited onto the background, padded to even size with the background,
+    /// followed by `inputSlack` zero bytes.
     func flatten(_ rgba: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight * 3)
+        var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight * 3 + Self.inputSlack)
         let (br, bg, bb) = (Int(background.0), Int(background.1), Int(background.2))
         out.withUnsafeMutableBufferPointer { dst in
             for i in 0..<(paddedWidth * paddedHeight) {
