@@ -35,78 +35,83 @@ public struct PosterOptions: Sendable {
     public init() {}
 }
 
-/// Video posters through libavformat (over the byte source) and libavcodec; one decoded frame in memory
-/// at a time, scaled by libswscale straight to the output size.
-enum PosterExtractor {
-    static func poster(_ input: MediaInput, request: ThumbnailRequest, options: PosterOptions) throws -> Image {
+/// An opened video: its default stream, a decoder and a renderer. Seeks and decodes forward from any
+/// time; one decoded frame in memory at a time. Posters and storyboards are built on it.
+final class VideoReader {
+    let format: FormatInput
+    let streamIndex: Int
+    let stream: UnsafeMutablePointer<AVStream>
+    let codec: CodecContext
+    let renderer: FrameRenderer
+    /// The container's (or stream's) duration; 0 if unknown.
+    let durationSeconds: Double
+    private let packet: Packet
+    private let frame: Frame
+    private let timeBase: AVRational
+    private let startTS: Int64
+
+    init(_ input: MediaInput, request: ThumbnailRequest, maxCodedPixels: Int) throws {
         let av = try LibAV.api()
         // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
         // needed when they do not, and would read much more of the file than one poster needs.
-        let format = try FormatInput(source: input.source, probeStreams: false)
-        var streamIndex = try videoStream(format)
-        let known = format.streams[streamIndex].pointee.codecpar.pointee
+        format = try FormatInput(source: input.source, probeStreams: false)
+        var index = try PosterExtractor.videoStream(format)
+        let known = format.streams[index].pointee.codecpar.pointee
         if known.width <= 0 || known.height <= 0 || known.format < 0 {
             try format.probeStreams()
-            streamIndex = try videoStream(format)
+            index = try PosterExtractor.videoStream(format)
         }
-        let stream = format.streams[streamIndex]
+        streamIndex = index
+        stream = format.streams[index]
         let par = stream.pointee.codecpar!
-        let codedPixels = Int(par.pointee.width) * Int(par.pointee.height)
-        guard codedPixels <= min(options.maxCodedPixels, input.limits.maxPixels) else {
+        let limit = min(maxCodedPixels, input.limits.maxPixels)
+        guard Int(par.pointee.width) * Int(par.pointee.height) <= limit else {
             throw FlipbookError(.limitExceeded, "video frames are \(par.pointee.width)x\(par.pointee.height), over the pixel limit")
         }
-        let codec = try CodecContext.decoder(for: par.pointee.codec_id)
+        codec = try CodecContext.decoder(for: par.pointee.codec_id)
         try LibAV.check(av.avcodec_parameters_to_context(codec.pointer, par), "codec parameters")
         // One thread: frame threading would decode (and hold) a frame per thread before returning the
-        // first, and a poster usually needs the first good frame after a keyframe.
+        // first, and posters and storyboards need the first frame after a keyframe.
         codec.pointer.pointee.thread_count = 1
-        codec.pointer.pointee.max_pixels = Int64(min(options.maxCodedPixels, input.limits.maxPixels))
+        codec.pointer.pointee.max_pixels = Int64(limit)
         try codec.open()
+        timeBase = stream.pointee.time_base
+        startTS = stream.pointee.start_time != LibAV.noPTS ? stream.pointee.start_time : 0
+        let d = format.pointer.pointee.duration
+        if d != LibAV.noPTS, d > 0 {
+            durationSeconds = Double(d) / Double(fb_av_time_base())
+        } else if stream.pointee.duration != LibAV.noPTS, stream.pointee.duration > 0 {
+            durationSeconds = Double(stream.pointee.duration) * Double(timeBase.num) / Double(timeBase.den)
+        } else {
+            durationSeconds = 0
+        }
+        renderer = try FrameRenderer(format: format, stream: stream, request: request)
+        packet = try Packet()
+        frame = try Frame()
+    }
 
-        let tb = stream.pointee.time_base
-        let durationSeconds: Double = {
-            let d = format.pointer.pointee.duration
-            if d != LibAV.noPTS, d > 0 { return Double(d) / Double(fb_av_time_base()) }
-            if stream.pointee.duration != LibAV.noPTS, stream.pointee.duration > 0 {
-                return Double(stream.pointee.duration) * Double(tb.num) / Double(tb.den)
+    /// Stream timestamp of a time in seconds from the start.
+    func timestamp(_ seconds: Double) -> Int64 {
+        startTS + Int64(seconds * Double(timeBase.den) / Double(timeBase.num))
+    }
+
+    /// Seconds from the start for a frame's timestamp.
+    func seconds(_ frame: UnsafeMutablePointer<AVFrame>) -> Double? {
+        let pts = frame.pointee.best_effort_timestamp
+        guard pts != LibAV.noPTS else { return nil }
+        return Double(pts - startTS) * Double(timeBase.num) / Double(timeBase.den)
+    }
+
+    /// Seeks to the keyframe at or before `seconds` (from the start if the container cannot seek) and
+    /// calls `visit` with each decoded frame, in order, until it returns true or the stream ends.
+    func decode(from seconds: Double, _ visit: (UnsafeMutablePointer<AVFrame>) throws -> Bool) throws {
+        let av = try LibAV.api()
+        av.avcodec_flush_buffers(codec.pointer)
+        if seconds > 0 || format.pointer.pointee.pb.pointee.pos > 0 {
+            if av.av_seek_frame(format.pointer, Int32(streamIndex), timestamp(seconds), AVSEEK_FLAG_BACKWARD) < 0 {
+                _ = av.av_seek_frame(format.pointer, Int32(streamIndex), timestamp(0), AVSEEK_FLAG_BACKWARD)
             }
-            return 0
-        }()
-        var target: Double
-        switch options.position {
-        case .fraction(let f): target = durationSeconds * f
-        case .seconds(let s): target = s
         }
-        let pastEnd = durationSeconds > 0 && target >= durationSeconds
-        if pastEnd { target = max(0, durationSeconds - 2) }  // decode the tail and keep the last frame
-        let startTime = stream.pointee.start_time != LibAV.noPTS ? stream.pointee.start_time : 0
-        let targetTS = startTime + Int64(target * Double(tb.den) / Double(tb.num))
-        if target > 0 {
-            // To the keyframe at or before the target; if the container cannot seek, decode from the start.
-            _ = av.av_seek_frame(format.pointer, Int32(streamIndex), targetTS, AVSEEK_FLAG_BACKWARD)
-        }
-
-        let renderer = try FrameRenderer(format: format, stream: stream, request: request)
-        let packet = try Packet(), frame = try Frame(), last = try Frame()
-        var haveLast = false, scanned = 0
-        var fallback: Image?
-
-        func consider() throws -> Image? {
-            let pts = frame.pointer.pointee.best_effort_timestamp
-            if options.exact && !pastEnd && pts != LibAV.noPTS && pts < targetTS { return nil }
-            if pastEnd {
-                av.av_frame_unref(last.pointer)
-                _ = av.av_frame_ref(last.pointer, frame.pointer)
-                haveLast = true
-                return nil
-            }
-            scanned += 1
-            let image = try renderer.render(frame.pointer)
-            if !options.skipUniformFrames || !Self.isNearlyUniform(image) { return image }
-            if fallback == nil { fallback = image }
-            return scanned >= options.maxFramesScanned ? fallback : nil
-        }
-
         var sawEnd = false
         while !sawEnd {
             let status = av.av_read_frame(format.pointer, packet.pointer)
@@ -121,13 +126,52 @@ enum PosterExtractor {
             }
             while true {
                 let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
-                if received == LibAV.eagain || received == LibAV.eof { break }
-                if received < 0 { break }
+                if received < 0 { break }  // EAGAIN, end of stream, or a damaged frame
                 defer { av.av_frame_unref(frame.pointer) }
-                if let image = try consider() { return image }
+                if try visit(frame.pointer) { return }
             }
         }
-        if pastEnd, haveLast { return try renderer.render(last.pointer) }
+    }
+}
+
+/// Video posters: one decoded frame in memory at a time, scaled by libswscale straight to the output.
+enum PosterExtractor {
+    static func poster(_ input: MediaInput, request: ThumbnailRequest, options: PosterOptions) throws -> Image {
+        let av = try LibAV.api()
+        let reader = try VideoReader(input, request: request, maxCodedPixels: options.maxCodedPixels)
+        var target: Double
+        switch options.position {
+        case .fraction(let f): target = reader.durationSeconds * f
+        case .seconds(let s): target = s
+        }
+        let pastEnd = reader.durationSeconds > 0 && target >= reader.durationSeconds
+        if pastEnd { target = max(0, reader.durationSeconds - 2) }  // decode the tail and keep the last frame
+        let last = try Frame()
+        var haveLast = false, scanned = 0
+        var fallback: Image?, chosen: Image?
+        try reader.decode(from: target) { frame in
+            if pastEnd {
+                av.av_frame_unref(last.pointer)
+                _ = av.av_frame_ref(last.pointer, frame)
+                haveLast = true
+                return false
+            }
+            if options.exact, let t = reader.seconds(frame), t + 1e-6 < target { return false }
+            scanned += 1
+            let image = try reader.renderer.render(frame)
+            if !options.skipUniformFrames || !Self.isNearlyUniform(image) {
+                chosen = image
+                return true
+            }
+            if fallback == nil { fallback = image }
+            if scanned >= options.maxFramesScanned {
+                chosen = fallback
+                return true
+            }
+            return false
+        }
+        if let chosen { return chosen }
+        if pastEnd, haveLast { return try reader.renderer.render(last.pointer) }
         if let fallback { return fallback }
         throw FlipbookError(.corrupt, "no video frame could be decoded")
     }
