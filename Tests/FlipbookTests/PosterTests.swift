@@ -112,3 +112,57 @@ import Testing
         #expect(PosterPosition("soon") == nil)
     }
 }
+
+@Suite(.serialized) struct StoryboardTests {
+    static func check(_ board: Storyboard, durationMs: Int) throws {
+        // Cues tile the whole duration: first at 0, each starting where the previous ended, last at the end.
+        #expect(board.cues.first?.startMs == 0)
+        for (a, b) in zip(board.cues, board.cues.dropFirst()) { #expect(a.endMs == b.startMs && a.endMs > a.startMs) }
+        #expect(abs((board.cues.last?.endMs ?? 0) - durationMs) <= 1)
+        // Every sprite rectangle lies inside its sheet (sheet sizes read back from the JPEGs).
+        let sizes = try board.sheets.map { try MediaInput(bytes: $0.data).probe() }
+        for cue in board.cues {
+            let sheet = sizes[cue.sheet]
+            #expect(cue.x >= 0 && cue.y >= 0 && cue.x + cue.width <= sheet.width! && cue.y + cue.height <= sheet.height!)
+        }
+        // The WebVTT text carries the same cues.
+        let vtt = board.webVTT()
+        #expect(vtt.hasPrefix("WEBVTT\n\n"))
+        #expect(vtt.components(separatedBy: "#xywh=").count - 1 == board.cues.count)
+    }
+
+    @Test func coversTheWholeVideoAndSplitsSheets() throws {
+        let dir = try TemporaryDirectory()
+        let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=7.3",
+                                                      "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", dir.path("v.mp4")])
+        try #require(run.status == 0)
+        let input = try MediaInput(path: dir.path("v.mp4"))
+        let duration = try #require(try input.probe().durationMs)  // 7.32 s: 183 frames at 25 fps
+        var options = StoryboardOptions()
+        options.interval = 0.4
+        options.columns = 3
+        options.tileSize = 64
+        options.maxSheetSide = 200  // 64x36 tiles: 3 columns x 5 rows = 15 a sheet, so 19 tiles need 2 sheets
+        let board = try Storyboard.make(input, options: options)
+        #expect(board.cues.count == 19 && board.sheets.count == 2)
+        try Self.check(board, durationMs: duration)
+        // Tiles differ over time (testsrc2 moves), so they really come from different moments.
+        var counted = StoryboardOptions()
+        counted.count = 5
+        let five = try Storyboard.make(input, options: counted)
+        #expect(five.cues.count == 5 && five.sheets.count == 1)
+        try Self.check(five, durationMs: duration)
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.skipMessage), arguments: [
+        "video/androidx-media/sample_sef_super_slow_motion.mp4", "video/jsonize-ffmpeg-task/iphone_rotated.mov",
+        "video/androidx-media/roadtrip-vp92-10bit.webm",
+    ])
+    func corpusVideos(relative: String) throws {
+        let input = try MediaInput(path: Corpus.file(relative))
+        var options = StoryboardOptions()
+        options.count = 6
+        let board = try Storyboard.make(input, options: options)
+        try Self.check(board, durationMs: try #require(try input.probe().durationMs))
+    }
+}

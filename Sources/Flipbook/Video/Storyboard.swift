@@ -1,0 +1,114 @@
+/// Seek-bar preview sprites: JPEG sheets of tiles plus a WebVTT file whose cues point at
+/// `sheet.jpg#xywh=x,y,w,h` (the format video.js, Plyr, JW Player and Shaka read).
+public struct Storyboard: Sendable {
+    public struct Cue: Sendable, Equatable {
+        public var startMs: Int
+        public var endMs: Int
+        public var sheet: Int
+        public var x: Int, y: Int, width: Int, height: Int
+    }
+
+    /// Sheet images, JPEG.
+    public var sheets: [EncodedImage]
+    public var cues: [Cue]
+    public var durationMs: Int
+
+    /// The WebVTT text; sheet `i` is referred to as `sheetName(i)`.
+    public func webVTT(sheetName: (Int) -> String = { "sheet-\($0).jpg" }) -> String {
+        func time(_ ms: Int) -> String {
+            let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
+            func pad(_ v: Int, _ n: Int) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
+            return "\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(f, 3))"
+        }
+        var text = "WEBVTT\n\n"
+        for cue in cues {
+            text += "\(time(cue.startMs)) --> \(time(cue.endMs))\n"
+            text += "\(sheetName(cue.sheet))#xywh=\(cue.x),\(cue.y),\(cue.width),\(cue.height)\n\n"
+        }
+        return text
+    }
+}
+
+/// How to sample a storyboard. Every property documents its default.
+public struct StoryboardOptions: Sendable {
+    /// Seconds between tiles (default 10), unless `count` is set.
+    public var interval = 10.0
+    /// Exactly this many tiles spread over the duration (overrides `interval`).
+    public var count: Int?
+    /// Tiles per row. Default 10.
+    public var columns = 10
+    /// Longer side of a tile, in pixels. Default 160.
+    public var tileSize = 160
+    /// Largest sheet side, in pixels; more tiles go to further sheets. Default 16,000 (browsers'
+    /// texture limits sit near 16,384).
+    public var maxSheetSide = 16_000
+    /// JPEG quality of the sheets. Default 75.
+    public var quality = 75
+    /// Most tiles (a guard against tiny intervals on long videos). Default 10,000.
+    public var maxTiles = 10_000
+
+    public init() {}
+}
+
+extension Storyboard {
+    /// Decodes one frame per tile (seek to the keyframe before each time, then forward to it) and lays
+    /// the tiles out in sheets. Memory: one decoded frame plus the sheet being filled.
+    public static func make(_ input: MediaInput, options: StoryboardOptions = StoryboardOptions()) throws -> Storyboard {
+        guard input.type.isVideo else { throw FlipbookError(.unsupported, "storyboards are made from videos, not \(input.type)") }
+        guard options.columns > 0, options.tileSize > 0, options.interval > 0 else {
+            throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
+        }
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: options.tileSize), maxCodedPixels: 8192 * 8192)
+        let duration = reader.durationSeconds
+        guard duration > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
+        let durationMs = Int((duration * 1000).rounded())
+        let count = min(options.maxTiles, max(1, options.count ?? Int((duration / options.interval).rounded(.up))))
+        let step = Double(durationMs) / Double(count)
+        let starts = (0..<count).map { Int((Double($0) * step).rounded()) }
+
+        var tiles: [Image] = []
+        var previous: Image?
+        for start in starts {
+            let t = Double(start) / 1000
+            var tile: Image?
+            try reader.decode(from: t) { frame in
+                if let s = reader.seconds(frame), s + 1e-6 < t { return false }
+                tile = try reader.renderer.render(frame)
+                return true
+            }
+            // Past the last decodable frame: repeat the one before, so every cue has a picture.
+            guard let picture = tile ?? previous else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+            tiles.append(picture)
+            previous = picture
+        }
+
+        let tileW = tiles[0].width, tileH = tiles[0].height
+        let columns = max(1, min(options.columns, options.maxSheetSide / tileW, count))
+        let rowsPerSheet = max(1, options.maxSheetSide / tileH)
+        let perSheet = columns * rowsPerSheet
+        var sheets: [EncodedImage] = []
+        var cues: [Cue] = []
+        for first in stride(from: 0, to: count, by: perSheet) {
+            let n = min(perSheet, count - first)
+            let rows = (n + columns - 1) / columns
+            var sheet = Image(width: columns * tileW, height: rows * tileH, channels: 3)
+            for k in 0..<n {
+                let tile = tiles[first + k]
+                let x = (k % columns) * tileW, y = (k / columns) * tileH
+                // Tiles can differ by a pixel if the stream changes size; copy what fits.
+                for row in 0..<min(tileH, tile.height) {
+                    let src = row * tile.width * tile.channels
+                    let dst = ((y + row) * sheet.width + x) * 3
+                    for col in 0..<min(tileW, tile.width) {
+                        for c in 0..<3 { sheet.pixels[dst + col * 3 + c] = tile.pixels[src + col * tile.channels + c] }
+                    }
+                }
+                let index = first + k
+                let end = index + 1 < count ? starts[index + 1] : durationMs
+                cues.append(Cue(startMs: starts[index], endMs: end, sheet: sheets.count, x: x, y: y, width: tileW, height: tileH))
+            }
+            sheets.append(try EncodedImage(image: sheet, format: .jpeg, quality: options.quality))
+        }
+        return Storyboard(sheets: sheets, cues: cues, durationMs: durationMs)
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Flipbook
+
+struct StoryboardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storyboard",
+        abstract: "Write seek-bar preview sprites (JPEG sheets) and a WebVTT file pointing into them.")
+
+    @Argument(help: "Input video.") var input: String
+    @Option(name: .shortAndLong, help: "Output directory.") var output: String
+    @Option(help: "Time between tiles: 10s, 500ms or seconds.") var interval = "10s"
+    @Option(help: "Exactly this many tiles over the whole video (instead of --interval).") var count: Int?
+    @Option(help: "Tiles per row.") var columns = 10
+    @Option(help: "Longer side of each tile, in pixels.") var size = 160
+
+    func validate() throws {
+        guard case .seconds(let s)? = PosterPosition(interval), s > 0 else { throw ValidationError("--interval takes 10s, 500ms or seconds") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        guard columns > 0, size > 0 else { throw ValidationError("--columns and --size must be positive") }
+    }
+
+    func run() throws {
+        do {
+            var options = StoryboardOptions()
+            if case .seconds(let s)? = PosterPosition(interval) { options.interval = s }
+            options.count = count
+            options.columns = columns
+            options.tileSize = size
+            let board = try Storyboard.make(try MediaInput(path: input), options: options)
+            try makeDirectory(output)
+            for (i, sheet) in board.sheets.enumerated() {
+                try writeAtomically(sheet.data, to: "\(output)/sheet-\(i).jpg", protecting: [input])
+            }
+            try writeAtomically(Array(board.webVTT().utf8), to: "\(output)/storyboard.vtt", protecting: [input])
+            printError("\(board.cues.count) tiles in \(board.sheets.count) sheet(s), \(output)/storyboard.vtt")
+        } catch {
+            printError("flipbook: \(input): \(describe(error))")
+            throw ExitCode(1)
+        }
+    }
+}
