@@ -166,3 +166,40 @@ import Testing
         try Self.check(board, durationMs: try #require(try input.probe().durationMs))
     }
 }
+
+@Suite(.serialized) struct PreviewTests {
+    @Test func segmentsStitchIntoOneSilentContinuousClip() throws {
+        let dir = try TemporaryDirectory()
+        let made = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=12",
+                                                       "-f", "lavfi", "-i", "sine=d=12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+                                                       "-c:a", "aac", "-shortest", dir.path("in.mp4")])
+        try #require(made.status == 0)
+        var options = PreviewOptions()
+        options.segments = 4
+        options.segmentLength = 0.8
+        options.size = 200
+        options.video.preset = "ultrafast"
+        let result = try VideoPreview.make(try MediaInput(path: dir.path("in.mp4")), options: options)
+        #expect(result.width == 200 && result.height == 113 && result.durationMs == 3200)
+        try Data(result.data).write(to: URL(fileURLWithPath: dir.path("p.mp4")))
+        let p = try ConversionTests.ffprobe(dir.path("p.mp4"))
+        #expect(p.codec == "h264" && p.audioStreams == 0 && p.width == 200 && p.height == 114)
+        #expect(abs(p.duration - 3.2) < 0.002)
+        #expect(ConversionTests.topLevelBoxes(result.data).firstIndex(of: "moov")! < ConversionTests.topLevelBoxes(result.data).firstIndex(of: "mdat")!)
+        // Continuous: frames every 40 ms (25 fps), never a gap or a repeat at the joins.
+        let gaps = zip(p.framePTS.dropFirst(), p.framePTS).map { $0 - $1 }
+        #expect(p.framePTS.first == 0 && gaps.allSatisfy { $0 > 0.03 && $0 < 0.05 }, "\(gaps)")
+        #expect(p.framePTS.count == 80)
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
+    func rotatedVideoGivesAnUprightPreview() throws {
+        var options = PreviewOptions()
+        options.segments = 2
+        options.fps = 10
+        options.video.preset = "ultrafast"
+        let result = try VideoPreview.make(try MediaInput(path: Corpus.file("video/jsonize-ffmpeg-task/iphone_rotated.mov")), options: options)
+        #expect(result.height > result.width)
+        #expect(result.frames <= 21)
+    }
+}
