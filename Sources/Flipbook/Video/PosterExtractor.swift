@@ -90,6 +90,15 @@ final class VideoReader {
         frame = try Frame()
     }
 
+    /// A reader for work that spans the whole video (previews, storyboards): `input` must be a video of
+    /// known duration, decoded at up to 8K x 8K, rendered to `maxPixelSize`.
+    static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String) throws -> VideoReader {
+        guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: 8192 * 8192)
+        guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
+        return reader
+    }
+
     /// Stream timestamp of a time in seconds from the start.
     func timestamp(_ seconds: Double) -> Int64 {
         startTS + Int64(seconds * Double(timeBase.den) / Double(timeBase.num))

@@ -28,13 +28,11 @@ public enum VideoPreview {
     /// Decodes `segments` windows of `segmentLength` seconds (each from the keyframe at or before its
     /// position), scales and turns them upright, and encodes them back to back. Audio is dropped.
     public static func make(_ input: MediaInput, options: PreviewOptions = PreviewOptions()) throws -> Result {
-        guard input.type.isVideo else { throw FlipbookError(.unsupported, "previews are made from videos, not \(input.type)") }
         guard options.segments > 0, options.segmentLength > 0, options.size > 1 else {
             throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
         }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: options.size), maxCodedPixels: 8192 * 8192)
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
         let duration = reader.durationSeconds
-        guard duration > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         let segments = min(options.segments, max(1, Int(duration / options.segmentLength)))
         let length = min(options.segmentLength, duration / Double(segments))
         let minimumGap = options.fps.map { 1 / $0 } ?? 0

@@ -54,13 +54,11 @@ extension Storyboard {
     /// Decodes one frame per tile (seek to the keyframe before each time, then forward to it) and lays
     /// the tiles out in sheets. Memory: one decoded frame plus the sheet being filled.
     public static func make(_ input: MediaInput, options: StoryboardOptions = StoryboardOptions()) throws -> Storyboard {
-        guard input.type.isVideo else { throw FlipbookError(.unsupported, "storyboards are made from videos, not \(input.type)") }
         guard options.columns > 0, options.tileSize > 0, options.interval > 0 else {
             throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
         }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: options.tileSize), maxCodedPixels: 8192 * 8192)
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
         let duration = reader.durationSeconds
-        guard duration > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         let durationMs = Int((duration * 1000).rounded())
         let count = min(options.maxTiles, max(1, options.count ?? Int((duration / options.interval).rounded(.up))))
         let step = Double(durationMs) / Double(count)
