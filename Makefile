@@ -59,6 +59,10 @@ demo: release
 	@/usr/bin/python3 scripts/savings.py out/demo/convert.jsonl
 	@echo "== frames of the first sample GIF -> out/demo/frames/"
 	@$(RELEASE_BIN) frames samples/testsrc-160x120-2s.gif -o out/demo/frames --every 5
+	@echo "== poster, preview and storyboard of the sample video -> out/demo/"
+	@$(RELEASE_BIN) poster samples/testsrc2-480x270-4s.mp4 -o out/demo/poster.jpg --stats
+	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.mp4 --segments 2 --size 240
+	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
 
 bench: release
 	bench/run.sh
