@@ -53,16 +53,7 @@ enum LibAVStillCodec {
         defer { av.sws_freeContext(sws) }
         var pixels = [UInt8](repeating: 0, count: w * h * channels)
         try pixels.withUnsafeMutableBufferPointer { dst in
-            var planes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(w * channels), 0, 0, 0]
-            let src = withUnsafePointer(to: &frame.pointee.data) {
-                $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            let srcStrides = withUnsafePointer(to: &frame.pointee.linesize) {
-                $0.withMemoryRebound(to: Int32.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            let rows = av.sws_scale(sws, src, srcStrides, 0, Int32(h), &planes, &strides)
-            guard rows == h else { throw FlipbookError(.codec, "pixel conversion failed", context: "sws_scale") }
+            try SwsScale.frame(frame, sourceHeight: h, into: dst.baseAddress!, rowBytes: w * channels, expectedRows: h, with: sws)
         }
         return Image(width: w, height: h, channels: channels, pixels: pixels)
     }

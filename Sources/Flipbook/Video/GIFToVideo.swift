@@ -315,17 +315,7 @@ struct FrameEncoder {
         let av = try LibAV.api()
         try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
         try rgb.withUnsafeBufferPointer { src in
-            var planes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(paddedWidth * 3), 0, 0, 0]
-            let dst = withUnsafeMutablePointer(to: &frame.pointer.pointee.data) {
-                $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            let dstStrides = withUnsafePointer(to: &frame.pointer.pointee.linesize) {
-                $0.withMemoryRebound(to: Int32.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            guard av.sws_scale(sws, &planes, &strides, 0, Int32(paddedHeight), dst, dstStrides) == paddedHeight else {
-                throw FlipbookError(.codec, "RGB to YUV conversion failed", context: "sws_scale")
-            }
+            try SwsScale.packed(src.baseAddress!, rowBytes: paddedWidth * 3, height: paddedHeight, into: frame.pointer, with: sws)
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))

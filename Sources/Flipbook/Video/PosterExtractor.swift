@@ -276,17 +276,7 @@ final class FrameRenderer {
         }
         var pixels = [UInt8](repeating: 0, count: scaledW * scaledH * 3)
         try pixels.withUnsafeMutableBufferPointer { dst in
-            var planes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(scaledW * 3), 0, 0, 0]
-            let src = withUnsafePointer(to: &frame.pointee.data) {
-                $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            let srcStrides = withUnsafePointer(to: &frame.pointee.linesize) {
-                $0.withMemoryRebound(to: Int32.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
-            }
-            guard av.sws_scale(sws, src, srcStrides, 0, Int32(h), &planes, &strides) == scaledH else {
-                throw FlipbookError(.codec, "frame conversion failed", context: "sws_scale")
-            }
+            try SwsScale.frame(frame, sourceHeight: h, into: dst.baseAddress!, rowBytes: scaledW * 3, expectedRows: scaledH, with: sws!)
         }
         let scaled = Image(width: scaledW, height: scaledH, channels: 3, pixels: pixels)
         let cropped = StillPipeline.cropCentre(scaled, to: plan.output)
