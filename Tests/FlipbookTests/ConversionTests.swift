@@ -235,3 +235,20 @@ extension ConversionTests {
         #expect(throws: FlipbookError.self) { try GIFToVideo.convert(MemoryByteSource(gif.encode()), options: options) }
     }
 }
+
+extension ConversionTests {
+    @Test func convertToAPathIsAtomicAndNeverReplacesTheGIF() throws {
+        let dir = try TemporaryDirectory()
+        var gif = TestGIF(width: 16, height: 16)
+        gif.frames = (0..<3).map { i in .init(width: 16, height: 16, pixels: [UInt8](repeating: UInt8(i + 1), count: 256)) }
+        let bytes = gif.encode()
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.path("a.gif")))
+        let result = try GIFToVideo.convert(try FileByteSource(path: dir.path("a.gif")), toPath: dir.path("a.mp4"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path("a.mp4"))) == Data(result.data))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["a.gif", "a.mp4"])  // no temporary left
+        #expect(throws: FlipbookError.self) {
+            try GIFToVideo.convert(try FileByteSource(path: dir.path("a.gif")), toPath: dir.path("a.gif"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path("a.gif"))) == Data(bytes))
+    }
+}

@@ -144,6 +144,20 @@ public enum GIFToVideo {
     }
 }
 
+extension GIFToVideo {
+    /// Converts and writes the video to `path` atomically (a temporary file beside it, then rename); the
+    /// GIF itself is never replaced. Returns the same result as the in-memory conversion.
+    @discardableResult
+    public static func convert(_ source: any ByteSource, toPath path: String, options: VideoConversionOptions = VideoConversionOptions(),
+                               protecting inputs: [String] = []) throws -> VideoConversionResult {
+        let result = try convert(source, options: options)
+        var protected = inputs
+        if let file = source as? FileByteSource { protected.append(file.path) }
+        try AtomicFile.write(result.data, to: path, protecting: protected)
+        return result
+    }
+}
+
 /// One encoder + muxer writing to memory. Frames arrive as padded RGB24 with their pts and duration (ms).
 struct FrameEncoder {
     let paddedWidth: Int, paddedHeight: Int
