@@ -34,6 +34,24 @@ public final class GIFDecoder {
         var disposal = GIFDisposal.unspecified
         var delay = 0
         var transparentIndex: Int?
+
+        init() {}
+
+        /// From a Graphic Control Extension (label 0xF9), or nil if `blocks` is not a well-formed one.
+        init?(code: Int, blocks: [[UInt8]]) {
+            guard code == 0xF9, let b = blocks.first, b.count >= 4 else { return nil }
+            disposal = GIFDisposal(raw: Int(b[0] >> 2 & 0x07))
+            delay = Int(b[1]) | Int(b[2]) << 8
+            transparentIndex = b[0] & 0x01 != 0 ? Int(b[3]) : nil
+        }
+    }
+
+    /// The loop count of a NETSCAPE2.0 / ANIMEXTS1.0 application extension (label 0xFF), or nil.
+    static func loopCount(code: Int, blocks: [[UInt8]]) -> Int? {
+        guard code == 0xFF, blocks.count >= 2 else { return nil }
+        let id = String(decoding: blocks[0], as: UTF8.self)
+        guard id == "NETSCAPE2.0" || id == "ANIMEXTS1.0", blocks[1].count >= 3, blocks[1][0] == 1 else { return nil }
+        return Int(blocks[1][1]) | Int(blocks[1][2]) << 8
     }
 
     /// Opens the GIF and reads its header. Throws if the canvas is over `options.maxCanvasPixels`, before
@@ -57,9 +75,7 @@ public final class GIFDecoder {
     /// Costs one copy of the canvas (or one downscale) per frame; `forEachFrame` avoids even that.
     public func nextFrame() throws -> GIFFrame? {
         guard let meta = try advance() else { return nil }
-        return GIFFrame(index: meta.index, presentationTimeMs: meta.presentationTimeMs, durationMs: meta.durationMs,
-                        delayCentiseconds: meta.delayCentiseconds, disposal: meta.disposal, image: outputImage(),
-                        isPartial: meta.isPartial)
+        return GIFFrame(meta, image: outputImage())
     }
 
     /// Calls `body` for every remaining frame with the canvas itself (RGBA, canvasWidth x canvasHeight),
@@ -100,21 +116,14 @@ public final class GIFDecoder {
         warnings.append("decoding stopped after frame \(index - 1): \(error)")
     }
 
+    /// Graphic Control applies to the next image only; the first loop count wins; comments, plain text
+    /// and unknown labels are skipped.
     private func readExtension(code: Int, blocks: [[UInt8]]) {
-        switch code {
-        case 0xF9:  // Graphic Control Extension: applies to the next image only
-            guard let b = blocks.first, b.count >= 4 else { return }
-            control.disposal = GIFDisposal(raw: Int(b[0] >> 2 & 0x07))
-            control.delay = Int(b[1]) | Int(b[2]) << 8
-            control.transparentIndex = b[0] & 0x01 != 0 ? Int(b[3]) : nil
-        case 0xFF:  // Application Extension: the first loop count wins
-            guard !loopSeen, blocks.count >= 2 else { return }
-            let id = String(decoding: blocks[0], as: UTF8.self)
-            guard id == "NETSCAPE2.0" || id == "ANIMEXTS1.0", blocks[1].count >= 3, blocks[1][0] == 1 else { return }
-            loopCount = Int(blocks[1][1]) | Int(blocks[1][2]) << 8
+        if let gce = GraphicControl(code: code, blocks: blocks) {
+            control = gce
+        } else if !loopSeen, let loops = Self.loopCount(code: code, blocks: blocks) {
+            loopCount = loops
             loopSeen = true
-        default:
-            break  // comments, plain text, unknown labels: skipped
         }
     }
 
@@ -285,13 +294,11 @@ extension GIFDecoder {
                 case .end:
                     break scan
                 case .extension(let code, let blocks):
-                    if code == 0xF9, let b = blocks.first, b.count >= 4 {
-                        control.delay = Int(b[1]) | Int(b[2]) << 8
-                        if b[0] & 0x01 != 0 { info.hasTransparency = true }
-                    } else if code == 0xFF, !loopSeen, blocks.count >= 2,
-                              ["NETSCAPE2.0", "ANIMEXTS1.0"].contains(String(decoding: blocks[0], as: UTF8.self)),
-                              blocks[1].count >= 3, blocks[1][0] == 1 {
-                        info.loopCount = Int(blocks[1][1]) | Int(blocks[1][2]) << 8
+                    if let gce = GraphicControl(code: code, blocks: blocks) {
+                        control = gce
+                        if gce.transparentIndex != nil { info.hasTransparency = true }
+                    } else if !loopSeen, let loops = loopCount(code: code, blocks: blocks) {
+                        info.loopCount = loops
                         loopSeen = true
                     }
                 case .image:

@@ -62,6 +62,22 @@ public struct GIFFrame: Sendable {
     public var image: Image
     /// True for the last frame of a truncated file: rows that were never decoded are left transparent.
     public var isPartial: Bool
+
+    init(_ info: GIFFrameInfo, image: Image) {
+        index = info.index
+        presentationTimeMs = info.presentationTimeMs
+        durationMs = info.durationMs
+        delayCentiseconds = info.delayCentiseconds
+        disposal = info.disposal
+        isPartial = info.isPartial
+        self.image = image
+    }
+
+    /// The frame's facts without its pixels.
+    public var info: GIFFrameInfo {
+        GIFFrameInfo(index: index, presentationTimeMs: presentationTimeMs, durationMs: durationMs,
+                     delayCentiseconds: delayCentiseconds, disposal: disposal, isPartial: isPartial)
+    }
 }
 
 /// A frame's facts without its pixels (see `GIFDecoder.forEachFrame`).

@@ -121,10 +121,8 @@ public enum GIFToVideo {
 
         if let maxSize = options.maxSize, maxSize < max(decoder.canvasWidth, decoder.canvasHeight) {
             while let frame = try decoder.nextFrame() {
-                let meta = GIFFrameInfo(index: frame.index, presentationTimeMs: frame.presentationTimeMs, durationMs: frame.durationMs,
-                                        delayCentiseconds: frame.delayCentiseconds, disposal: frame.disposal, isPartial: frame.isPartial)
                 try frame.image.pixels.withUnsafeBufferPointer {
-                    try handle(meta, rgba: $0, width: frame.image.width, height: frame.image.height)
+                    try handle(frame.info, rgba: $0, width: frame.image.width, height: frame.image.height)
                 }
             }
         } else {
