@@ -72,7 +72,7 @@ struct Convert: ParsableCommand {
         options.threads = max(1, cores / workers)
         if poster { options.posterQuality = 85 }
 
-        let baseOptions = options
+        let conversion = options
         let reportFile = try report.map { try ReportWriter(path: $0) }
         let progress = ConversionProgress(total: plan.jobs.count)
         let failures = Atomic<Int>(0)
@@ -80,7 +80,6 @@ struct Convert: ParsableCommand {
         let jobsList = plan.jobs
         let keep = keepSmaller
         let work: @Sendable (Int) -> Void = { _ in
-            let options = baseOptions
             while true {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < jobsList.count else { return }
@@ -95,16 +94,16 @@ struct Convert: ParsableCommand {
                         try makeDirectory(parentDirectory(job.output))
                         let source = try FileByteSource(path: job.input)
                         line.inputBytes = source.count
-                        let result = try GIFToVideo.convert(source, options: options)
+                        let result = try GIFToVideo.convert(source, options: conversion)
                         line.frames = result.gifFrames
                         line.encodedFrames = result.encodedFrames
                         line.durationMs = result.durationMs
                         line.loopCount = result.loopCount
                         if keep && result.outputBytes >= source.count {
                             let gifCopy = replacingExtension(of: job.output, with: "gif")
-                            try source.withContiguousBytes { try writeAtomically(Array($0), to: String(gifCopy), protecting: [job.input]) }
+                            try source.withContiguousBytes { try writeAtomically(Array($0), to: gifCopy, protecting: [job.input]) }
                             line.status = "kept-gif"
-                            line.output = String(gifCopy)
+                            line.output = gifCopy
                             line.outputBytes = source.count
                         } else {
                             try writeAtomically(result.data, to: job.output, protecting: [job.input])

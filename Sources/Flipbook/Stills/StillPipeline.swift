@@ -138,26 +138,24 @@ public struct StillPipeline: MediaPipeline {
     /// The centred `size` region of `image` (the whole image if it is not larger).
     static func cropCentre(_ image: Image, to size: Size) -> Image {
         let w = min(size.width, image.width), h = min(size.height, image.height)
-        guard w != image.width || h != image.height else { return image }
-        let x0 = (image.width - w) / 2, y0 = (image.height - h) / 2, c = image.channels
-        var out = [UInt8]()
-        out.reserveCapacity(w * h * c)
-        for y in y0..<(y0 + h) {
-            let start = (y * image.width + x0) * c
-            out.append(contentsOf: image.pixels[start..<(start + w * c)])
-        }
-        return Image(width: w, height: h, channels: c, pixels: out)
+        return crop(image, x: (image.width - w) / 2, y: (image.height - h) / 2, width: w, height: h)
     }
 
     static func cropTopLeft(_ image: Image, width: Int, height: Int) -> Image {
+        crop(image, x: 0, y: 0, width: width, height: height)
+    }
+
+    /// The `width` x `height` region of `image` at (`x`, `y`), which must lie inside it.
+    static func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) -> Image {
         guard width != image.width || height != image.height else { return image }
+        let c = image.channels
         var out = [UInt8]()
-        out.reserveCapacity(width * height * image.channels)
-        for y in 0..<height {
-            let start = y * image.width * image.channels
-            out.append(contentsOf: image.pixels[start..<(start + width * image.channels)])
+        out.reserveCapacity(width * height * c)
+        for row in y..<(y + height) {
+            let start = (row * image.width + x) * c
+            out.append(contentsOf: image.pixels[start..<(start + width * c)])
         }
-        return Image(width: width, height: height, channels: image.channels, pixels: out)
+        return Image(width: width, height: height, channels: c, pixels: out)
     }
 }
 

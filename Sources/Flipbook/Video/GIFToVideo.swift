@@ -134,7 +134,6 @@ public enum GIFToVideo {
         try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
         encodedFrames += 1
         let data = try enc.finish(endMs: endMs)
-        encoder = enc
         return VideoConversionResult(
             data: data, inputBytes: source.count, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
             loopCount: info.loopCount, hadTransparency: info.hasTransparency, width: size.width, height: size.height,
@@ -171,7 +170,6 @@ struct FrameEncoder {
     private let held: Packet
     private var hasHeld = false
     private var durations: [Int64: Int64] = [:]
-    private var finished = false
     private let owner: Owner
 
     /// Frees the muxer context and scaler when the encoder goes away, on every path.
@@ -209,7 +207,6 @@ struct FrameEncoder {
         ctx.pointee.height = Int32(paddedHeight)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         ctx.pointee.time_base = AVRational(num: 1, den: 1000)
-        // A hint for rate control only; timestamps stay variable.
         // No frame-rate hint: measured 1% larger files with the average rate set; x264 follows the timestamps.
         ctx.pointee.thread_count = Int32(options.threads)
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
@@ -371,7 +368,6 @@ struct FrameEncoder {
             hasHeld = false
         }
         try LibAV.check(av.av_write_trailer(format), "finishing the container")
-        finished = true
         return output.bytes
     }
 }
