@@ -13,6 +13,8 @@ struct Poster: ParsableCommand {
     @Option(help: "JPEG/WebP quality, 1-100.") var quality = 80
     @Flag(help: "Decode up to the exact time instead of taking the first good frame after the keyframe before it.")
     var exact = false
+    @Flag(help: "Pick the most representative of a window of frames (histogram closest to the window's mean) instead of the first good one.")
+    var representative = false
     @Flag(help: "Print how many bytes of the file were read.") var stats = false
 
     func validate() throws {
@@ -25,6 +27,7 @@ struct Poster: ParsableCommand {
             var options = PosterOptions()
             options.position = PosterPosition(at)!
             options.exact = exact
+            options.representative = representative
             var router = MediaRouter.standard
             router.register(VideoPipeline(posterOptions: options))
             let media = try MediaInput(path: input, router: router)

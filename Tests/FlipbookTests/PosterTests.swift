@@ -104,6 +104,163 @@ import Testing
         #expect(memory.bytesRead < memory.count / 4)
     }
 
+    /// Rewrites the first track header's display matrix (tkhd, ISO 14496-12 8.3.2) in an MP4 made by ffmpeg:
+    /// Debian's ffmpeg 5.1 cannot write a mirrored one.
+    static func withDisplayMatrix(_ mp4: String, _ matrix: [Int32], to out: String) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: mp4)))
+        let tag = Array("tkhd".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == tag })
+        let version = bytes[at + 4]
+        var offset = at + 8 + (version == 1 ? 32 : 20) + 16
+        for value in matrix {
+            for shift in stride(from: 24, through: 0, by: -8) { bytes[offset] = UInt8(truncatingIfNeeded: UInt32(bitPattern: value) >> UInt32(shift)); offset += 1 }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: out))
+    }
+
+    /// A mirrored display matrix mirrors the poster; mirrored and turned a quarter, it transposes it. The
+    /// expectation is the plain file's poster flipped by this test's own pixel loops.
+    @Test func mirroredDisplayMatricesAreApplied() throws {
+        let dir = try TemporaryDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-c:v", "libx264", "-preset", "ultrafast", dir.path("plain.mp4")])
+        let one: Int32 = 0x10000, w: Int32 = 320 << 16, h: Int32 = 240 << 16, unit: Int32 = 0x4000_0000
+        try Self.withDisplayMatrix(dir.path("plain.mp4"), [-one, 0, 0, 0, one, 0, w, 0, unit], to: dir.path("hflip.mp4"))
+        try Self.withDisplayMatrix(dir.path("plain.mp4"), [0, one, 0, one, 0, 0, 0, 0, unit], to: dir.path("transpose.mp4"))
+        try Self.withDisplayMatrix(dir.path("plain.mp4"), [one, 0, 0, 0, -one, 0, 0, h, unit], to: dir.path("vflip.mp4"))
+        var options = PosterOptions()
+        options.position = .seconds(0.5)
+        options.exact = true
+        let plain = try Self.poster(dir.path("plain.mp4"), options)
+        func pixel(_ image: Image, _ x: Int, _ y: Int) -> ArraySlice<UInt8> {
+            image.pixels[((y * image.width + x) * 3)..<((y * image.width + x) * 3 + 3)]
+        }
+        let hflip = try Self.poster(dir.path("hflip.mp4"), options)
+        let transposed = try Self.poster(dir.path("transpose.mp4"), options)
+        let vflip = try Self.poster(dir.path("vflip.mp4"), options)
+        #expect(hflip.width == plain.width && hflip.height == plain.height)
+        #expect(vflip.width == plain.width && vflip.height == plain.height)
+        #expect(transposed.width == plain.height && transposed.height == plain.width)
+        var mismatches = (h: 0, t: 0, v: 0)
+        for y in 0..<plain.height {
+            for x in 0..<plain.width {
+                if pixel(hflip, plain.width - 1 - x, y) != pixel(plain, x, y) { mismatches.h += 1 }
+                if pixel(vflip, x, plain.height - 1 - y) != pixel(plain, x, y) { mismatches.v += 1 }
+                if transposed.width == plain.height, pixel(transposed, y, x) != pixel(plain, x, y) { mismatches.t += 1 }
+            }
+        }
+        #expect(mismatches == (0, 0, 0))
+        // Not symmetric by accident: the flipped poster differs from the plain one.
+        #expect(Compare.meanAbsoluteDifference(hflip, plain) > 10)
+    }
+
+    /// Representative mode passes over an unrepresentative first frame: 4 frames of SMPTE bars, then 2 s of
+    /// testsrc2, one GOP. The fast path takes the bars; the representative pick looks like what ffmpeg's
+    /// own `thumbnail` filter picks from the same 30 frames.
+    @Test func representativeModePicksTheTypicalFrame() throws {
+        let dir = try TemporaryDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "smptebars=s=320x240:r=25:d=0.16", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2",
+                         "-filter_complex", "[0][1]concat=n=2:v=1", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
+                         dir.path("v.mp4")])
+        var fast = PosterOptions()
+        fast.position = .seconds(0)
+        var representative = fast
+        representative.representative = true
+        let first = try Self.poster(dir.path("v.mp4"), fast)
+        let typical = try Self.poster(dir.path("v.mp4"), representative)
+        try Self.ffmpeg(["-i", dir.path("v.mp4"), "-frames:v", "1", "-vf", "scale=160:120:flags=lanczos", dir.path("bars.png")])
+        try Self.ffmpeg(["-i", dir.path("v.mp4"), "-vf", "thumbnail=30,scale=160:120:flags=lanczos", "-frames:v", "1", dir.path("pick.png")])
+        let bars = try #require(try Pillow.decode(dir.path("bars.png")))
+        let pick = try #require(try Pillow.decode(dir.path("pick.png")))
+        #expect(Compare.meanAbsoluteDifference(first, bars) < 6)
+        #expect(Compare.meanAbsoluteDifference(typical, pick) < Compare.meanAbsoluteDifference(typical, bars) / 3,
+                "\(Compare.meanAbsoluteDifference(typical, pick)) vs \(Compare.meanAbsoluteDifference(typical, bars))")
+    }
+
+    /// The search limits hold: with no time, --exact cannot reach a late frame (a typed error) and the fast
+    /// path settles for the first frame it decoded.
+    @Test func timeBudgetAndScanLimits() throws {
+        let dir = try TemporaryDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "color=black:s=160x120:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
+                         dir.path("black.mp4")])
+        var exact = PosterOptions()
+        exact.position = .seconds(3)
+        exact.exact = true
+        exact.timeBudget = 0
+        #expect(throws: FlipbookError.self) { try Self.poster(dir.path("black.mp4"), exact) }
+        exact.timeBudget = 10
+        #expect(PosterExtractor.isNearlyUniform(try Self.poster(dir.path("black.mp4"), exact)))  // all black: the fallback
+        var few = PosterOptions()
+        few.maxFramesScanned = 3
+        #expect(PosterExtractor.isNearlyUniform(try Self.poster(dir.path("black.mp4"), few)))
+    }
+
+    /// The fast path skips deblocking (and box-shrinks before Lanczos) when the poster is a quarter of the
+    /// frame or smaller; on a blocky 720p encode it matches ffmpeg's deblocked frame scaled by Lanczos
+    /// (BT.709, as we read untagged HD) and differs from our own --exact decode by under a level.
+    @Test func fastPathWithoutDeblockingMatchesFFmpeg() throws {
+        let dir = try TemporaryDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=1", "-c:v", "libx264", "-preset", "veryfast", "-crf", "38",
+                         dir.path("blocky.mp4")])
+        var options = PosterOptions()
+        options.position = .seconds(0)
+        let ours = try Self.poster(dir.path("blocky.mp4"), options)
+        options.exact = true
+        let deblocked = try Self.poster(dir.path("blocky.mp4"), options)
+        try Self.ffmpeg(["-i", dir.path("blocky.mp4"), "-frames:v", "1",
+                         "-vf", "scale=\(ours.width):\(ours.height):flags=lanczos:in_color_matrix=bt709", dir.path("ref.png")])
+        let reference = try #require(try Pillow.decode(dir.path("ref.png")))
+        #expect(Compare.meanAbsoluteDifference(ours, reference) < 4)
+        #expect(Compare.meanAbsoluteDifference(ours, deblocked) < 1)
+    }
+
+    /// Saturation (HSV S, 0-255) averaged over an image.
+    static func meanSaturation(_ image: Image) -> Double {
+        var total = 0.0
+        for i in 0..<(image.width * image.height) {
+            let p = image.pixels[(i * image.channels)..<(i * image.channels + 3)].map(Double.init)
+            let hi = p.max()!, lo = p.min()!
+            total += hi > 0 ? (hi - lo) / hi * 255 : 0
+        }
+        return total / Double(image.width * image.height)
+    }
+
+    /// HDR posters are tone mapped to sRGB. References: zimg (ffmpeg's zscale) linearising the same frame
+    /// with HDR reference white at 203 cd/m² (BT.2408), converting BT.2020 to BT.709 primaries and applying
+    /// the sRGB curve; and the naive rendering (the BT.2020 matrix only), which looks washed out.
+    static func checkToneMapped(_ path: String, at seconds: Double, size: Int) throws {
+        var options = PosterOptions()
+        options.position = .seconds(seconds)
+        options.exact = true
+        let ours = try poster(path, options, size: size)
+        let dir = try TemporaryDirectory()
+        let scale = "scale=\(ours.width):\(ours.height):flags=lanczos"
+        try ffmpeg(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf",
+                    "zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,tonemap=clip,zscale=t=iec61966-2-1:m=bt709:r=full,format=rgb24,\(scale)",
+                    dir.path("ref.png")])
+        try ffmpeg(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf", "\(scale):in_color_matrix=bt2020", dir.path("naive.png")])
+        let reference = try #require(try Pillow.decode(dir.path("ref.png")))
+        let naive = try #require(try Pillow.decode(dir.path("naive.png")))
+        let ourError = Compare.meanAbsoluteDifference(ours, reference), naiveError = Compare.meanAbsoluteDifference(naive, reference)
+        #expect(ourError < 10 && naiveError > 3 * ourError, "\(path): ours \(ourError), naive \(naiveError)")
+        #expect(meanSaturation(ours) > 1.5 * meanSaturation(naive), "\(path): saturation \(meanSaturation(ours)) vs \(meanSaturation(naive))")
+    }
+
+    /// PQ: SDR testsrc2 encoded by zimg into PQ (reference white at 203 cd/m²) and x265 10-bit.
+    @Test func pqPosterIsToneMapped() throws {
+        let dir = try TemporaryDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
+                         "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=smpte2084:m=bt2020nc:p=bt2020:r=tv:npl=203,format=yuv420p10le",
+                         "-c:v", "libx265", "-preset", "ultrafast",
+                         "-x265-params", "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc", dir.path("pq.mp4")])
+        try Self.checkToneMapped(dir.path("pq.mp4"), at: 0, size: 160)
+    }
+
+    /// HLG: the corpus's iPhone Dolby Vision clip (HLG base layer, BT.2020, 10-bit, rotated).
+    @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
+    func hlgPosterIsToneMapped() throws {
+        try Self.checkToneMapped(Corpus.file("video/androidx-media/dolbyVision-hdr.MOV"), at: 0, size: 256)
+    }
+
     @Test func positionsParse() {
         #expect(PosterPosition("12.5s") == .seconds(12.5))
         #expect(PosterPosition("1500ms") == .seconds(1.5))

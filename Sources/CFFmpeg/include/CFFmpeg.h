@@ -15,6 +15,7 @@
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/mem.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -42,6 +43,7 @@
     X(avutil, av_get_pix_fmt_name) \
     X(avutil, av_frame_make_writable) \
     X(avutil, av_frame_ref) \
+    X(avutil, av_frame_get_side_data) \
     X(avutil, av_rescale_q) \
     X(avcodec, av_packet_alloc) \
     X(avcodec, av_packet_free) \

@@ -1,0 +1,98 @@
+import CFFmpeg
+
+/// Box-averages a decoded frame's planes by an integer factor before the Lanczos scale: vips's
+/// "shrink, then reduce". swscale's cost grows with the scale factor (Lanczos-3 at 30x reads ~180 taps a
+/// pixel; an 8K frame to 256 px took ~60 ms), while a box shrink reads each source sample once.
+/// The factor leaves at least 2x for Lanczos, so the result is anti-aliased the same way.
+enum FrameShrinker {
+    /// The box factor for a frame `width` x `height` scaled to `scaledWidth` x `scaledHeight`: the whole
+    /// part of half the smaller axis's reduction; 1 means no shrink.
+    static func factor(width: Int, height: Int, scaledWidth: Int, scaledHeight: Int) -> Int {
+        guard scaledWidth > 0, scaledHeight > 0 else { return 1 }
+        let reduction = min(Double(width) / Double(scaledWidth), Double(height) / Double(scaledHeight))
+        return min(128, max(1, Int(reduction / 2)))  // 128: a 16-bit block sum still fits in 32 bits
+    }
+
+    /// Shrinks `frame` by `factor` into `out` (same pixel format, size rounded up). Returns false, leaving
+    /// `out` untouched, for layouts this does not handle (packed, palette, bitstream, big-endian or hardware
+    /// formats): the caller then scales the frame as it is.
+    static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, by factor: Int, into out: Frame) throws -> Bool {
+        let av = try LibAV.api()
+        let format = AVPixelFormat(rawValue: frame.pointee.format)
+        guard factor > 1, let desc = av.av_pix_fmt_desc_get(format) else { return false }
+        let d = desc.pointee
+        let unsupported = UInt64(AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
+        guard d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.flags & unsupported == 0 else { return false }
+        let components = withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(Int(d.nb_components))) }
+        // One sample per plane position, all 8-bit or all 9-16-bit: every planar YUV/RGB/alpha layout.
+        guard let step = components.first?.step, step == 1 || step == 2,
+              components.allSatisfy({ $0.step == step && $0.offset == 0 && $0.shift == 0 }) else { return false }
+        let planes = Int(components.map(\.plane).max() ?? 0) + 1
+
+        let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
+        av.av_frame_unref(out.pointer)
+        out.pointer.pointee.format = frame.pointee.format
+        out.pointer.pointee.width = Int32((w + factor - 1) / factor)
+        out.pointer.pointee.height = Int32((h + factor - 1) / factor)
+        try LibAV.check(av.av_frame_get_buffer(out.pointer, 0), "allocating a shrunk frame")
+        // What the renderer reads besides the pixels: colour description and aspect.
+        out.pointer.pointee.colorspace = frame.pointee.colorspace
+        out.pointer.pointee.color_range = frame.pointee.color_range
+        out.pointer.pointee.color_trc = frame.pointee.color_trc
+        out.pointer.pointee.color_primaries = frame.pointee.color_primaries
+        out.pointer.pointee.sample_aspect_ratio = frame.pointee.sample_aspect_ratio
+
+        let (source, sourceLines) = SwsScale.planes(of: frame)
+        let (target, targetLines) = SwsScale.planes(of: out.pointer)
+        for p in 0..<planes {
+            // libav subsamples planes 1 and 2 (chroma); plane 0 and alpha are full size.
+            let sx = p == 1 || p == 2 ? Int(d.log2_chroma_w) : 0, sy = p == 1 || p == 2 ? Int(d.log2_chroma_h) : 0
+            let inW = -((-w) >> sx), inH = -((-h) >> sy)
+            let outW = -((-Int(out.pointer.pointee.width)) >> sx), outH = -((-Int(out.pointer.pointee.height)) >> sy)
+            guard let src = source[p], let dst = target[p] else { return false }
+            let geometry = PlaneGeometry(inWidth: inW, inHeight: inH, inStride: Int(sourceLines[p]),
+                                         outWidth: outW, outHeight: outH, outStride: Int(targetLines[p]), factor: factor)
+            if step == 1 {
+                boxAverage(src, dst, geometry)
+            } else {
+                src.withMemoryRebound(to: UInt16.self, capacity: 1) { s in
+                    dst.withMemoryRebound(to: UInt16.self, capacity: 1) { boxAverage(s, $0, geometry) }
+                }
+            }
+        }
+        return true
+    }
+
+    struct PlaneGeometry {
+        var inWidth, inHeight, inStride: Int  // stride in bytes
+        var outWidth, outHeight, outStride: Int
+        var factor: Int
+    }
+
+    /// Each output sample is the rounded mean of its factor x factor block (fewer at the right and bottom
+    /// edges; a block past the edge, from rounding the chroma size up, repeats the last one).
+    private static func boxAverage<Sample: FixedWidthInteger & UnsignedInteger>(
+        _ src: UnsafeMutablePointer<Sample>, _ dst: UnsafeMutablePointer<Sample>, _ g: PlaneGeometry
+    ) {
+        let k = g.factor
+        let inStride = g.inStride / MemoryLayout<Sample>.stride, outStride = g.outStride / MemoryLayout<Sample>.stride
+        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: g.inWidth)
+        defer { sums.deallocate() }
+        for oy in 0..<g.outHeight {
+            let y0 = min(oy * k, g.inHeight - 1), y1 = min(y0 + k, g.inHeight)
+            sums.initialize(repeating: 0, count: g.inWidth)
+            for y in y0..<y1 {
+                let row = src + y * inStride
+                for x in 0..<g.inWidth { sums[x] &+= UInt32(truncatingIfNeeded: row[x]) }
+            }
+            let out = dst + oy * outStride
+            for ox in 0..<g.outWidth {
+                let x0 = min(ox * k, g.inWidth - 1), x1 = min(x0 + k, g.inWidth)
+                var total: UInt32 = 0
+                for x in x0..<x1 { total &+= sums[x] }
+                let n = UInt32((x1 - x0) * (y1 - y0))
+                out[ox] = Sample(truncatingIfNeeded: (total + n / 2) / n)
+            }
+        }
+    }
+}

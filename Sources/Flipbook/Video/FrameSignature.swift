@@ -1,0 +1,85 @@
+import CFFmpeg
+
+/// A frame's colour statistics from a grid of samples: per-channel histograms and spreads. Read straight
+/// from a decoded frame's planes it costs a few microseconds, so poster selection can judge every frame
+/// it decodes and scale only the one it keeps.
+struct FrameSignature {
+    static let bins = 32
+    /// Most sample positions per axis.
+    static let grid = 64
+    /// `bins` counts for each channel (Y, Cb, Cr or R, G, B), normalised to sum to 1 per channel.
+    private(set) var histogram: [Double]
+    /// Standard deviation of each channel, in 8-bit levels.
+    private(set) var spreads: [Double]
+
+    /// Black, white or one flat colour: no channel spreads by `threshold` levels or more. 5 levels in
+    /// limited-range luma are ~6 in full-range RGB, the threshold used for rendered images.
+    func isUniform(threshold: Double = 5) -> Bool { spreads.allSatisfy { $0 < threshold } }
+
+    /// Squared distance between two signatures' histograms.
+    func distance(to histogram: [Double]) -> Double {
+        zip(self.histogram, histogram).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+    }
+
+    /// The signature of a decoded frame in a planar 8- to 16-bit layout (every YUV and planar RGB format
+    /// decoders produce); nil for packed, palette and hardware layouts.
+    init?(_ frame: UnsafeMutablePointer<AVFrame>) {
+        guard let av = try? LibAV.api(), let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: frame.pointee.format)) else { return nil }
+        let d = desc.pointee
+        let unsupported = UInt64(AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
+        guard d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.flags & unsupported == 0, d.nb_components >= 1 else { return nil }
+        let components = withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(min(3, Int(d.nb_components)))) }
+        guard components.allSatisfy({ ($0.step == 1 || $0.step == 2) && $0.offset == 0 && $0.shift == 0 }) else { return nil }
+        let (data, lines) = SwsScale.planes(of: frame)
+        let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
+        guard w > 0, h > 0 else { return nil }
+        histogram = []
+        spreads = []
+        for c in components {
+            let p = Int(c.plane)
+            let sx = p == 1 || p == 2 ? Int(d.log2_chroma_w) : 0, sy = p == 1 || p == 2 ? Int(d.log2_chroma_h) : 0
+            let pw = -((-w) >> sx), ph = -((-h) >> sy)
+            guard let base = data[p] else { return nil }
+            let stride = Int(lines[p]), depthShift = Int(c.depth) - 8
+            if c.step == 1 {
+                add { x, y in Int(base[y * stride + x]) }
+            } else {
+                let words = UnsafeRawPointer(base)
+                add { x, y in Int(words.load(fromByteOffset: y * stride + 2 * x, as: UInt16.self)) >> max(0, depthShift) }
+            }
+            func add(_ sample: (Int, Int) -> Int) { accumulate(width: pw, height: ph, sample) }
+        }
+    }
+
+    /// The signature of a rendered RGB(A) image (its first three channels).
+    init(image: Image) {
+        histogram = []
+        spreads = []
+        let c = image.channels
+        image.pixels.withUnsafeBufferPointer { p in
+            for channel in 0..<min(3, c) {
+                accumulate(width: image.width, height: image.height) { x, y in Int(p[(y * image.width + x) * c + channel]) }
+            }
+        }
+    }
+
+    /// Adds one channel: a grid of up to `grid` x `grid` samples (every pixel of small frames).
+    private mutating func accumulate(width: Int, height: Int, _ sample: (Int, Int) -> Int) {
+        var counts = [Double](repeating: 0, count: Self.bins)
+        let nx = min(width, Self.grid), ny = min(height, Self.grid)
+        var sum = 0.0, sumSquares = 0.0
+        for j in 0..<ny {
+            let y = (2 * j + 1) * height / (2 * ny)
+            for i in 0..<nx {
+                let v = min(255, max(0, sample((2 * i + 1) * width / (2 * nx), y)))
+                counts[v * Self.bins / 256] += 1
+                sum += Double(v)
+                sumSquares += Double(v * v)
+            }
+        }
+        let n = Double(nx * ny)
+        histogram += counts.map { $0 / n }
+        let mean = sum / n
+        spreads.append(max(0, sumSquares / n - mean * mean).squareRoot())
+    }
+}
