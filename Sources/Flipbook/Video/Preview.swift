@@ -47,6 +47,8 @@ public struct PreviewOptions: Sendable {
     /// Encoder settings for MP4 and WebM (H.264, crf 23, preset medium by default). Its `container` is
     /// not used: `format` decides.
     public var video = VideoConversionOptions()
+    /// Animated WebP settings (quality 75 by default).
+    public var webp = WebPPreviewOptions()
 
     public init() {}
 }
@@ -130,7 +132,8 @@ public enum VideoPreview {
             var video = options.video
             video.container = options.format == .webm ? .webm : .mp4
             return VideoPreviewSink(options: video)
-        case .webp, .gif: throw FlipbookError(.unsupported, "\(options.format) previews are not built yet")
+        case .webp: return WebPPreviewSink(options: options.webp)
+        case .gif: throw FlipbookError(.unsupported, "GIF previews are not built yet")
         }
     }
 }
