@@ -30,7 +30,7 @@ struct PreviewCommand: ParsableCommand {
             options.fps = fps
             options.video.crf = crf
             options.video.codec = codec
-            options.video.container = fileExtension(output).flatMap(VideoContainer.init(fileExtension:)) ?? .mp4
+            options.format = fileExtension(output).flatMap(PreviewFormat.init(fileExtension:)) ?? .mp4
             let result = try VideoPreview.make(try MediaInput(path: input), options: options)
             try writeAtomically(result.data, to: output, protecting: [input])
             printError("\(output): \(result.width)x\(result.height), \(result.frames) frames, \(result.durationMs) ms, \(result.data.count) bytes")

@@ -124,5 +124,7 @@ static inline int fb_av_input_buffer_padding_size(void) { return AV_INPUT_BUFFER
 static inline unsigned int fb_tag_hvc1(void) { return MKTAG('h', 'v', 'c', '1'); }
 /// AV_TIME_BASE (microseconds), for AVFormatContext.duration.
 static inline int fb_av_time_base(void) { return AV_TIME_BASE; }
+/// AV_PIX_FMT_RGB32: packed ARGB in one native-endian 32-bit word (BGRA in memory on little-endian).
+static inline enum AVPixelFormat fb_pix_fmt_rgb32(void) { return AV_PIX_FMT_RGB32; }
 
 #endif

@@ -160,9 +160,8 @@ struct FrameEncoder {
     let paddedWidth: Int, paddedHeight: Int
     let width: Int, height: Int
     let background: (UInt8, UInt8, UInt8)
-    private let output = MemoryOutput()
     private let codec: CodecContext
-    private let format: UnsafeMutablePointer<AVFormatContext>
+    private let muxer: MemoryMuxer
     private let stream: UnsafeMutablePointer<AVStream>
     private let sws: OpaquePointer
     private let frame: Frame
@@ -172,17 +171,11 @@ struct FrameEncoder {
     private var durations: [Int64: Int64] = [:]
     private let owner: Owner
 
-    /// Frees the muxer context and scaler when the encoder goes away, on every path.
+    /// Frees the scaler when the encoder goes away, on every path.
     final class Owner {
-        var format: UnsafeMutablePointer<AVFormatContext>?
         var sws: OpaquePointer?
         deinit {
-            guard let av = try? LibAV.api() else { return }
-            if let sws { av.sws_freeContext(sws) }
-            if let format {
-                format.pointee.pb = nil  // the MemoryOutput owns and frees it
-                av.avformat_free_context(format)
-            }
+            if let sws, let av = try? LibAV.api() { av.sws_freeContext(sws) }
         }
     }
 
@@ -214,13 +207,8 @@ struct FrameEncoder {
         ctx.pointee.color_primaries = AVCOL_PRI_BT709
         ctx.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
 
-        var formatPointer: UnsafeMutablePointer<AVFormatContext>?
-        try LibAV.check(av.avformat_alloc_output_context2(&formatPointer, nil, options.container.rawValue, nil), "creating the muxer")
-        format = formatPointer!
-        owner.format = format
-        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-            ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
-        }
+        muxer = try MemoryMuxer(formatName: options.container.rawValue)
+        if muxer.wantsGlobalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
         var codecOptions: [String: String] = [:]
         switch options.codec {
         case .h264:
@@ -250,20 +238,10 @@ struct FrameEncoder {
         }
         try codec.open(options: codecOptions)
 
-        guard let s = av.avformat_new_stream(format, nil) else { throw FlipbookError(.codec, "avformat_new_stream failed") }
-        stream = s
-        try LibAV.check(av.avcodec_parameters_from_context(s.pointee.codecpar, ctx), "codec parameters")
-        s.pointee.time_base = AVRational(num: 1, den: 1000)
-        if options.codec == .hevc, options.container == .mp4 { s.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
-        if let loopCount { _ = av.av_dict_set(&format.pointee.metadata, "loop_count", String(loopCount), 0) }
-
-        format.pointee.pb = try output.makeContext(writable: true)
-        format.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        output.install(on: format)
-        var muxOptions: OpaquePointer?
-        if options.container == .mp4 { _ = av.av_dict_set(&muxOptions, "movflags", "+faststart+use_metadata_tags", 0) }
-        defer { av.av_dict_free(&muxOptions) }
-        try LibAV.check(av.avformat_write_header(format, &muxOptions), "writing the container header")
+        stream = try muxer.addStream(for: codec)
+        if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
+        if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
+        try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
 
         guard let scaler = av.sws_getContext(Int32(paddedWidth), Int32(paddedHeight), AV_PIX_FMT_RGB24, Int32(paddedWidth),
                                              Int32(paddedHeight), AV_PIX_FMT_YUV420P,
@@ -343,7 +321,6 @@ struct FrameEncoder {
             try LibAV.check(status, "encoding")
             let p = packet.pointer
             p.pointee.duration = durations.removeValue(forKey: p.pointee.pts) ?? 0
-            p.pointee.stream_index = stream.pointee.index
             if hasHeld { try write(held.pointer) }
             av.av_packet_move_ref(held.pointer, p)
             hasHeld = true
@@ -351,9 +328,7 @@ struct FrameEncoder {
     }
 
     private func write(_ p: UnsafeMutablePointer<AVPacket>) throws {
-        let av = try LibAV.api()
-        av.av_packet_rescale_ts(p, codec.pointer.pointee.time_base, stream.pointee.time_base)
-        try LibAV.check(av.av_interleaved_write_frame(format, p), "writing a packet")
+        try muxer.write(p, from: codec.pointer.pointee.time_base, to: stream)
     }
 
     /// Flushes the encoder, writes the trailer (and moves the index to the front) and returns the file.
@@ -367,7 +342,6 @@ struct FrameEncoder {
             try write(held.pointer)
             hasHeld = false
         }
-        try LibAV.check(av.av_write_trailer(format), "finishing the container")
-        return output.bytes
+        return try muxer.finish()
     }
 }

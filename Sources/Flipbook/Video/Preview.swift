@@ -1,3 +1,37 @@
+/// What a preview is written as.
+public enum PreviewFormat: String, Sendable, CaseIterable {
+    /// Silent looping MP4 (`PreviewOptions.video.codec`: H.264 by default, or HEVC, VP9, AV1).
+    case mp4
+    /// WebM (VP9 or AV1).
+    case webm
+    /// Animated GIF: one palette for the whole preview, dithered, loops forever.
+    case gif
+    /// Animated WebP (lossy, libwebp through libavcodec), loops forever.
+    case webp
+
+    /// The format an output file's extension asks for: .mp4, .m4v, .mov, .webm, .gif or .webp.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "mp4", "m4v", "mov": self = .mp4
+        case "webm": self = .webm
+        case "gif": self = .gif
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+
+    /// Shortest time a frame may be shown, in ms. Browsers show GIF and WebP frames of 10 ms or less for
+    /// 100 ms, and GIF counts in centiseconds, so a GIF frame needs 20 ms and a WebP frame 11 ms; frames
+    /// that would be shown for less are left out.
+    var minimumFrameMs: Int {
+        switch self {
+        case .mp4, .webm: 1
+        case .gif: 20
+        case .webp: 11
+        }
+    }
+}
+
 /// How to build an animated preview. Every property documents its default.
 public struct PreviewOptions: Sendable {
     /// Segments spread across the video. Default 5.
@@ -6,20 +40,28 @@ public struct PreviewOptions: Sendable {
     public var segmentLength = 1.0
     /// Longer side of the clip, in pixels. Default 320.
     public var size = 320
-    /// Cap on frames per second (nil: the source's own frames). Default nil.
+    /// Cap on frames per second (nil: the source's own frames, up to 50 for GIF). Default nil.
     public var fps: Double?
-    /// Encoder settings (H.264, crf 23, preset medium by default).
+    /// Default MP4.
+    public var format = PreviewFormat.mp4
+    /// Encoder settings for MP4 and WebM (H.264, crf 23, preset medium by default). Its `container` is
+    /// not used: `format` decides.
     public var video = VideoConversionOptions()
+    /// Animated WebP settings (quality 75 by default).
+    public var webp = WebPPreviewOptions()
 
     public init() {}
 }
 
-/// Short segments of a video stitched into one silent clip with continuous timestamps: the kind of
-/// preview galleries play on hover.
+/// Short segments of a video stitched into one silent looping clip with continuous timestamps: the
+/// kind of preview galleries play on hover, as a video, an animated WebP or a GIF.
 public enum VideoPreview {
     public struct Result: Sendable {
         public var data: [UInt8]
+        public var format: PreviewFormat
+        /// The clip's length: segments x segment length, to the millisecond (GIF: to the centisecond).
         public var durationMs: Int
+        /// Frames in the file (identical neighbours may have been merged into one longer frame).
         public var frames: Int
         public var width: Int
         public var height: Int
@@ -31,31 +73,30 @@ public enum VideoPreview {
         guard options.segments > 0, options.segmentLength > 0, options.size > 1 else {
             throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
         }
+        if let fps = options.fps, !(fps > 0) { throw FlipbookError(.invalidArgument, "fps must be positive") }
         let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
+        var sink = try makeSink(options)
+        let endMs = try walk(reader, options: options, minimumFrameMs: options.format.minimumFrameMs) { image, ms in
+            try sink.add(image, atMs: ms)
+        }
+        let file = try sink.finish(endMs: endMs)
+        return Result(data: file.data, format: options.format, durationMs: file.durationMs, frames: file.frames,
+                      width: file.size.width, height: file.size.height)
+    }
+
+    /// The segment walk shared by every format: calls `emit` with each kept frame, rendered, and its start
+    /// in ms on the clip's timeline (strictly increasing, at least `minimumFrameMs` apart and from the
+    /// end); returns the clip's end in ms. Throws if no frame could be decoded.
+    static func walk(_ reader: VideoReader, options: PreviewOptions, minimumFrameMs: Int,
+                     emit: (Image, Int) throws -> Void) throws -> Int {
         let duration = reader.durationSeconds
         let segments = min(options.segments, max(1, Int(duration / options.segmentLength)))
         let length = min(options.segmentLength, duration / Double(segments))
         let minimumGap = options.fps.map { 1 / $0 } ?? 0
+        let endMs = Int((Double(segments) * length * 1000).rounded())
+        var lastMs: Int?
 
-        var encoder: FrameEncoder?
-        var outMs = 0.0, frames = 0
-        var pending: (rgb: [UInt8], pts: Int)?
-        var size = Size(width: 0, height: 0)
-
-        func emit(_ image: Image, at ms: Double) throws {
-            if encoder == nil {
-                size = Size(width: image.width, height: image.height)
-                encoder = try FrameEncoder(width: image.width, height: image.height, options: options.video, loopCount: 0)
-            }
-            let rgb = try encoder!.padded(image)
-            if let p = pending {
-                guard Int(ms.rounded()) > p.pts else { return }  // timestamps must strictly increase
-                try encoder!.encode(p.rgb, pts: p.pts, duration: Int(ms.rounded()) - p.pts)
-                frames += 1
-            }
-            pending = (rgb, Int(ms.rounded()))
-        }
-
+        var outMs = 0.0
         for k in 0..<segments {
             // Centre each window in its share of the video.
             let centre = duration * (Double(k) + 0.5) / Double(segments)
@@ -70,18 +111,72 @@ public enum VideoPreview {
                 let offset = t - first!
                 if offset >= length - 1e-6 { return true }  // 0.7999999 belongs to the next segment's time
                 if let l = lastKept, t - l < minimumGap - 1e-6 { return false }
+                let ms = Int((outMs + offset * 1000).rounded())
+                // The first frame always; later ones only if both they and the frame before stay on screen
+                // long enough (timestamps strictly increase; no frame is cut to nothing by the end).
+                if let last = lastMs, ms - last < minimumFrameMs || endMs - ms < minimumFrameMs { return false }
                 lastKept = t
-                try emit(try reader.renderer.render(frame), at: outMs + offset * 1000)
+                lastMs = ms
+                try emit(try reader.renderer.render(frame), ms)
                 return false
             }
             outMs += length * 1000  // the next segment starts where this one's time ends: no gap, no overlap
         }
+        guard lastMs != nil else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        return endMs
+    }
+
+    static func makeSink(_ options: PreviewOptions) throws -> any PreviewSink {
+        switch options.format {
+        case .mp4, .webm:
+            var video = options.video
+            video.container = options.format == .webm ? .webm : .mp4
+            return VideoPreviewSink(options: video)
+        case .webp: return WebPPreviewSink(options: options.webp)
+        case .gif: throw FlipbookError(.unsupported, "GIF previews are not built yet")
+        }
+    }
+}
+
+/// What a sink made of the frames it was given.
+struct PreviewFile {
+    var data: [UInt8]
+    var frames: Int
+    var size: Size
+    var durationMs: Int
+}
+
+/// Where the segment walk's frames go: each frame once, in order, with its start in ms, then the end.
+protocol PreviewSink {
+    mutating func add(_ image: Image, atMs ms: Int) throws
+    mutating func finish(endMs: Int) throws -> PreviewFile
+}
+
+/// MP4 or WebM through `FrameEncoder`. A frame is encoded when the next one arrives, which gives its
+/// duration; the last one lasts until the end.
+struct VideoPreviewSink: PreviewSink {
+    let options: VideoConversionOptions
+    private var encoder: FrameEncoder?
+    private var pending: (rgb: [UInt8], ms: Int)?
+    private var frames = 0
+
+    init(options: VideoConversionOptions) { self.options = options }
+
+    mutating func add(_ image: Image, atMs ms: Int) throws {
+        if encoder == nil { encoder = try FrameEncoder(width: image.width, height: image.height, options: options, loopCount: 0) }
+        let rgb = try encoder!.padded(image)
+        if let p = pending {
+            try encoder!.encode(p.rgb, pts: p.ms, duration: ms - p.ms)
+            frames += 1
+        }
+        pending = (rgb, ms)
+    }
+
+    mutating func finish(endMs: Int) throws -> PreviewFile {
         guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
-        let endMs = Int(outMs.rounded())
-        try enc.encode(last.rgb, pts: last.pts, duration: max(1, endMs - last.pts))
-        frames += 1
+        try enc.encode(last.rgb, pts: last.ms, duration: max(1, endMs - last.ms))
         let data = try enc.finish(endMs: endMs)
-        return Result(data: data, durationMs: endMs, frames: frames, width: size.width, height: size.height)
+        return PreviewFile(data: data, frames: frames + 1, size: Size(width: enc.width, height: enc.height), durationMs: endMs)
     }
 }
 

@@ -1,0 +1,172 @@
+import CFFmpeg
+
+/// Animated WebP settings. Every property documents its default.
+public struct WebPPreviewOptions: Sendable {
+    /// Lossy quality, 0-100 (libwebp's `-q`). Default 75, libwebp's own default.
+    public var quality = 75
+
+    public init() {}
+}
+
+/// Animated WebP through libavcodec's `libwebp_anim` encoder (libwebp's WebPAnimEncoder, which stores
+/// only the changed rectangle of each frame and merges identical frames) and libavformat's `webp`
+/// muxer, written to memory. Frames arrive as RGB images with their start in ms; the file loops forever.
+///
+/// libavcodec 5.1 never tells libwebp when the last frame ends (it assembles without the final
+/// timestamp), so libwebp gives the last frame the average duration of the others. `finish` therefore
+/// rewrites the last ANMF chunk's 24-bit duration so the frames add up to exactly `endMs`.
+final class AnimatedWebPEncoder {
+    let width: Int, height: Int
+    private let codec: CodecContext
+    private let muxer: MemoryMuxer
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let frame: Frame
+    private let packet: Packet
+    private var lastMs = -1
+
+    init(width: Int, height: Int, options: WebPPreviewOptions) throws {
+        guard (0...100).contains(options.quality) else {
+            throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(options.quality)")
+        }
+        guard width <= 16383, height <= 16383 else {
+            throw FlipbookError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(width)x\(height)")
+        }
+        let av = try LibAV.api()
+        self.width = width
+        self.height = height
+        guard let encoder = av.avcodec_find_encoder_by_name("libwebp_anim") else {
+            throw FlipbookError(.unsupported, "this libavcodec has no libwebp_anim encoder (animated WebP)")
+        }
+        codec = try CodecContext(codec: encoder)
+        let ctx = codec.pointer
+        ctx.pointee.width = Int32(width)
+        ctx.pointee.height = Int32(height)
+        // RGB in: libwebp converts to YUV itself, so odd sizes need no padding and swscale is not involved.
+        ctx.pointee.pix_fmt = fb_pix_fmt_rgb32()
+        ctx.pointee.time_base = AVRational(num: 1, den: 1000)  // the encoder passes pts straight on as ms
+        try codec.open(options: ["quality": String(options.quality), "lossless": "0"])
+        muxer = try MemoryMuxer(formatName: "webp")
+        stream = try muxer.addStream(for: codec)
+        try muxer.writeHeader(options: ["loop": "0"])  // 0: forever
+        frame = try Frame()
+        frame.pointer.pointee.width = Int32(width)
+        frame.pointer.pointee.height = Int32(height)
+        frame.pointer.pointee.format = ctx.pointee.pix_fmt.rawValue
+        try LibAV.check(av.av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer")
+        packet = try Packet()
+    }
+
+    /// Adds a frame shown from `ms` (strictly after the previous frame's start).
+    func add(_ image: Image, atMs ms: Int) throws {
+        guard image.width == width, image.height == height else {
+            throw FlipbookError(.codec, "frame size changed from \(width)x\(height) to \(image.width)x\(image.height)")
+        }
+        guard ms > lastMs else { throw FlipbookError(.invalidArgument, "WebP frame times must increase (\(ms) ms after \(lastMs) ms)") }
+        let av = try LibAV.api()
+        try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
+        let stride = Int(frame.pointer.pointee.linesize.0)
+        let base = UnsafeMutableRawPointer(frame.pointer.pointee.data.0!)
+        let channels = image.channels
+        image.pixels.withUnsafeBufferPointer { src in
+            for y in 0..<height {
+                let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<width {
+                    let s = (y * width + x) * channels
+                    let alpha: UInt32 = channels == 4 ? UInt32(src[s + 3]) : 255
+                    row[x] = alpha << 24 | UInt32(src[s]) << 16 | UInt32(src[s + 1]) << 8 | UInt32(src[s + 2])
+                }
+            }
+        }
+        frame.pointer.pointee.pts = Int64(ms)
+        lastMs = ms
+        try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a WebP frame")
+        try drain()
+    }
+
+    /// Writes the packets the encoder has ready. libwebp_anim returns an empty packet per frame and the
+    /// whole animation as one packet when flushed; only packets with data go to the muxer.
+    private func drain() throws {
+        let av = try LibAV.api()
+        while true {
+            let status = av.avcodec_receive_packet(codec.pointer, packet.pointer)
+            if status == LibAV.eagain || status == LibAV.eof { return }
+            try LibAV.check(status, "encoding WebP")
+            defer { av.av_packet_unref(packet.pointer) }
+            if packet.pointer.pointee.size > 0 { try muxer.write(packet.pointer, from: codec.pointer.pointee.time_base, to: stream) }
+        }
+    }
+
+    /// Flushes the encoder, finishes the file with the last frame lasting until `endMs`, and returns the
+    /// file and the number of frames in it.
+    func finish(endMs: Int) throws -> (data: [UInt8], frames: Int) {
+        let av = try LibAV.api()
+        try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the WebP encoder")
+        try drain()
+        var data = try muxer.finish()
+        let frames = try WebPAnimation.setLastFrameEnd(&data, endMs: endMs)
+        return (data, frames)
+    }
+}
+
+/// The few facts of the WebP container (RIFF) the encoder needs.
+enum WebPAnimation {
+    /// Offsets of the ANMF chunks' payloads in a RIFF WebP file.
+    static func frameOffsets(_ data: [UInt8]) throws -> [Int] {
+        func fourCC(_ at: Int) -> String { String(decoding: data[at..<(at + 4)], as: UTF8.self) }
+        guard data.count >= 12, fourCC(0) == "RIFF", fourCC(8) == "WEBP" else {
+            throw FlipbookError(.codec, "the WebP muxer did not produce a RIFF WebP file")
+        }
+        var offsets: [Int] = [], at = 12
+        while at + 8 <= data.count {
+            let size = Int(data[at + 4]) | Int(data[at + 5]) << 8 | Int(data[at + 6]) << 16 | Int(data[at + 7]) << 24
+            guard at + 8 + size <= data.count else { throw FlipbookError(.codec, "the WebP muxer wrote a truncated \(fourCC(at)) chunk") }
+            if fourCC(at) == "ANMF" {
+                guard size >= 16 else { throw FlipbookError(.codec, "the WebP muxer wrote a short ANMF chunk") }
+                offsets.append(at + 8)
+            }
+            at += 8 + size + (size & 1)  // chunks are padded to even sizes
+        }
+        return offsets
+    }
+
+    /// A frame's duration: 24 bits little-endian at byte 12 of its ANMF payload.
+    static func duration(_ data: [UInt8], frameAt offset: Int) -> Int {
+        Int(data[offset + 12]) | Int(data[offset + 13]) << 8 | Int(data[offset + 14]) << 16
+    }
+
+    /// Sets the last frame's duration so the animation ends at `endMs`; returns the number of frames
+    /// (1 for a still, which libwebp makes of a one-frame animation).
+    static func setLastFrameEnd(_ data: inout [UInt8], endMs: Int) throws -> Int {
+        let frames = try frameOffsets(data)
+        guard let last = frames.last else { return 1 }
+        let start = frames.dropLast().reduce(0) { $0 + duration(data, frameAt: $1) }
+        let length = endMs - start
+        guard length > 0, length < 1 << 24 else {
+            throw FlipbookError(.codec, "the WebP's frames end at \(start) ms, not before the clip's end at \(endMs) ms")
+        }
+        data[last + 12] = UInt8(length & 0xFF)
+        data[last + 13] = UInt8(length >> 8 & 0xFF)
+        data[last + 14] = UInt8(length >> 16)
+        return frames.count
+    }
+}
+
+/// Animated WebP previews: frames go straight to libwebp, which keeps only what it needs to compare
+/// the next frame with; memory does not grow with the frame count beyond the compressed output.
+struct WebPPreviewSink: PreviewSink {
+    let options: WebPPreviewOptions
+    private var encoder: AnimatedWebPEncoder?
+
+    init(options: WebPPreviewOptions) { self.options = options }
+
+    mutating func add(_ image: Image, atMs ms: Int) throws {
+        if encoder == nil { encoder = try AnimatedWebPEncoder(width: image.width, height: image.height, options: options) }
+        try encoder!.add(image, atMs: ms)
+    }
+
+    mutating func finish(endMs: Int) throws -> PreviewFile {
+        guard let encoder else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        let (data, frames) = try encoder.finish(endMs: endMs)
+        return PreviewFile(data: data, frames: frames, size: Size(width: encoder.width, height: encoder.height), durationMs: endMs)
+    }
+}
