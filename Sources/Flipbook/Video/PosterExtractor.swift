@@ -122,33 +122,47 @@ final class VideoReader {
     }
 
     /// Seeks to the keyframe at or before `seconds` (from the start if the container cannot seek) and
-    /// calls `visit` with each decoded frame, in order, until it returns true or the stream ends.
-    func decode(from seconds: Double, _ visit: (UnsafeMutablePointer<AVFrame>) throws -> Bool) throws {
+    /// forgets what the decoder held.
+    func seek(to seconds: Double) throws {
         let av = try LibAV.api()
         av.avcodec_flush_buffers(codec.pointer)
+        sawEnd = false
         if seconds > 0 || format.pointer.pointee.pb.pointee.pos > 0 {
             if av.av_seek_frame(format.pointer, Int32(streamIndex), timestamp(seconds), AVSEEK_FLAG_BACKWARD) < 0 {
                 _ = av.av_seek_frame(format.pointer, Int32(streamIndex), timestamp(0), AVSEEK_FLAG_BACKWARD)
             }
         }
-        var sawEnd = false
-        while !sawEnd {
+    }
+
+    private var sawEnd = false
+
+    /// The next decoded frame in display order, valid until the next call; nil at the end of the stream.
+    /// Damaged packets and frames are skipped.
+    func nextFrame() throws -> UnsafeMutablePointer<AVFrame>? {
+        let av = try LibAV.api()
+        av.av_frame_unref(frame.pointer)
+        while true {
+            let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
+            if received >= 0 { return frame.pointer }
+            if sawEnd { return nil }  // drained
             let status = av.av_read_frame(format.pointer, packet.pointer)
             if status < 0 {
                 sawEnd = true
                 _ = av.avcodec_send_packet(codec.pointer, nil)
-            } else {
-                defer { av.av_packet_unref(packet.pointer) }
-                guard packet.pointer.pointee.stream_index == Int32(streamIndex) else { continue }
-                let sent = av.avcodec_send_packet(codec.pointer, packet.pointer)
-                if sent < 0 && sent != LibAV.eagain { continue }  // a damaged packet: try the next one
+                continue
             }
-            while true {
-                let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
-                if received < 0 { break }  // EAGAIN, end of stream, or a damaged frame
-                defer { av.av_frame_unref(frame.pointer) }
-                if try visit(frame.pointer) { return }
-            }
+            defer { av.av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == Int32(streamIndex) else { continue }
+            _ = av.avcodec_send_packet(codec.pointer, packet.pointer)  // a damaged packet: try the next one
+        }
+    }
+
+    /// Seeks to the keyframe at or before `seconds` and calls `visit` with each decoded frame, in order,
+    /// until it returns true or the stream ends.
+    func decode(from seconds: Double, _ visit: (UnsafeMutablePointer<AVFrame>) throws -> Bool) throws {
+        try seek(to: seconds)
+        while let frame = try nextFrame() {
+            if try visit(frame) { return }
         }
     }
 }

@@ -89,41 +89,23 @@ public enum VideoPreview {
     /// end); returns the clip's end in ms. Throws if no frame could be decoded.
     static func walk(_ reader: VideoReader, options: PreviewOptions, minimumFrameMs: Int,
                      emit: (Image, Int) throws -> Void) throws -> Int {
-        let duration = reader.durationSeconds
-        let segments = min(options.segments, max(1, Int(duration / options.segmentLength)))
-        let length = min(options.segmentLength, duration / Double(segments))
-        let minimumGap = options.fps.map { 1 / $0 } ?? 0
-        let endMs = Int((Double(segments) * length * 1000).rounded())
-        var lastMs: Int?
-
-        var outMs = 0.0
-        for k in 0..<segments {
-            // Centre each window in its share of the video.
-            let centre = duration * (Double(k) + 0.5) / Double(segments)
-            let start = max(0, min(duration - length, centre - length / 2))
-            var first: Double?, lastKept: Double?
-            try reader.decode(from: start) { frame in
-                guard let t = reader.seconds(frame) else { return false }
-                if first == nil {
-                    if t + 1e-6 < start - length { return false }  // far before the window (a distant keyframe)
-                    first = t
+        var timeline = PreviewTimeline(durationSeconds: reader.durationSeconds, options: options, minimumFrameMs: minimumFrameMs)
+        while let segment = timeline.pending {
+            // Each window from the keyframe at or before its start.
+            let index = timeline.current
+            try reader.seek(to: segment.start)
+            timeline.restartSegment()
+            while timeline.current == index {
+                guard let frame = try reader.nextFrame() else {
+                    timeline.finishSegment()
+                    break
                 }
-                let offset = t - first!
-                if offset >= length - 1e-6 { return true }  // 0.7999999 belongs to the next segment's time
-                if let l = lastKept, t - l < minimumGap - 1e-6 { return false }
-                let ms = Int((outMs + offset * 1000).rounded())
-                // The first frame always; later ones only if both they and the frame before stay on screen
-                // long enough (timestamps strictly increase; no frame is cut to nothing by the end).
-                if let last = lastMs, ms - last < minimumFrameMs || endMs - ms < minimumFrameMs { return false }
-                lastKept = t
-                lastMs = ms
+                guard let t = reader.seconds(frame), let ms = timeline.offer(t, continuing: false) else { continue }
                 try emit(try reader.renderer.render(frame), ms)
-                return false
             }
-            outMs += length * 1000  // the next segment starts where this one's time ends: no gap, no overlap
         }
-        guard lastMs != nil else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
-        return endMs
+        guard timeline.lastMs != nil else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        return timeline.endMs
     }
 
     static func makeSink(_ options: PreviewOptions) throws -> any PreviewSink {

@@ -58,15 +58,9 @@ extension Storyboard {
             throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
         }
         let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
-        let duration = reader.durationSeconds
-        let durationMs = Int((duration * 1000).rounded())
-        let count = min(options.maxTiles, max(1, options.count ?? Int((duration / options.interval).rounded(.up))))
-        let step = Double(durationMs) / Double(count)
-        let starts = (0..<count).map { Int((Double($0) * step).rounded()) }
-
+        let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
         var tiles: [Image] = []
-        var previous: Image?
-        for start in starts {
+        for start in plan.starts {
             let t = Double(start) / 1000
             var tile: Image?
             try reader.decode(from: t) { frame in
@@ -75,23 +69,41 @@ extension Storyboard {
                 return true
             }
             // Past the last decodable frame: repeat the one before, so every cue has a picture.
-            guard let picture = tile ?? previous else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+            guard let picture = tile ?? tiles.last else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
             tiles.append(picture)
-            previous = picture
         }
+        return try assemble(tiles, plan: plan, options: options)
+    }
 
-        let tileW = tiles[0].width, tileH = tiles[0].height
+    /// When the tiles are taken: `count` start times in ms, evenly spread, the first at 0.
+    struct Plan {
+        let durationMs: Int
+        let starts: [Int]
+
+        init(durationSeconds: Double, options: StoryboardOptions) {
+            durationMs = Int((durationSeconds * 1000).rounded())
+            let count = min(options.maxTiles, max(1, options.count ?? Int((durationSeconds / options.interval).rounded(.up))))
+            let step = Double(durationMs) / Double(count)
+            starts = (0..<count).map { Int((Double($0) * step).rounded()) }
+        }
+    }
+
+    /// Lays `tiles` (one per planned start) out in sheets and writes the cues.
+    static func assemble(_ tiles: [Image], plan: Plan, options: StoryboardOptions) throws -> Storyboard {
+        let count = plan.starts.count
+        guard tiles.count == count, let first = tiles.first else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        let tileW = first.width, tileH = first.height
         let columns = max(1, min(options.columns, options.maxSheetSide / tileW, count))
         let rowsPerSheet = max(1, options.maxSheetSide / tileH)
         let perSheet = columns * rowsPerSheet
         var sheets: [EncodedImage] = []
         var cues: [Cue] = []
-        for first in stride(from: 0, to: count, by: perSheet) {
-            let n = min(perSheet, count - first)
+        for firstIndex in stride(from: 0, to: count, by: perSheet) {
+            let n = min(perSheet, count - firstIndex)
             let rows = (n + columns - 1) / columns
             var sheet = Image(width: columns * tileW, height: rows * tileH, channels: 3)
             for k in 0..<n {
-                let tile = tiles[first + k]
+                let tile = tiles[firstIndex + k]
                 let x = (k % columns) * tileW, y = (k / columns) * tileH
                 // Tiles can differ by a pixel if the stream changes size; copy what fits.
                 for row in 0..<min(tileH, tile.height) {
@@ -101,12 +113,12 @@ extension Storyboard {
                         for c in 0..<3 { sheet.pixels[dst + col * 3 + c] = tile.pixels[src + col * tile.channels + c] }
                     }
                 }
-                let index = first + k
-                let end = index + 1 < count ? starts[index + 1] : durationMs
-                cues.append(Cue(startMs: starts[index], endMs: end, sheet: sheets.count, x: x, y: y, width: tileW, height: tileH))
+                let index = firstIndex + k
+                let end = index + 1 < count ? plan.starts[index + 1] : plan.durationMs
+                cues.append(Cue(startMs: plan.starts[index], endMs: end, sheet: sheets.count, x: x, y: y, width: tileW, height: tileH))
             }
             sheets.append(try EncodedImage(image: sheet, format: .jpeg, quality: options.quality))
         }
-        return Storyboard(sheets: sheets, cues: cues, durationMs: durationMs)
+        return Storyboard(sheets: sheets, cues: cues, durationMs: plan.durationMs)
     }
 }

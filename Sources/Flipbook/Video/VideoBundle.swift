@@ -1,0 +1,142 @@
+/// What to make from a video in one pass. Each part is optional; every option documents its default in
+/// its own type.
+public struct VideoBundleRequest: Sendable {
+    /// The poster's size and fit, and how it is chosen; nil for no poster.
+    public var poster: (request: ThumbnailRequest, options: PosterOptions)?
+    public var storyboard: StoryboardOptions?
+    public var preview: PreviewOptions?
+
+    public init(poster: (request: ThumbnailRequest, options: PosterOptions)? = nil,
+                storyboard: StoryboardOptions? = nil, preview: PreviewOptions? = nil) {
+        self.poster = poster
+        self.storyboard = storyboard
+        self.preview = preview
+    }
+}
+
+/// Poster, storyboard and preview from one open file, one decoder and one forward pass: the times every
+/// part needs are visited in order, each decoded frame goes to every part that wants it, and the reader
+/// seeks (forward only) only across gaps longer than `seekGap`.
+public struct VideoBundle: Sendable {
+    public var poster: Image?
+    public var storyboard: Storyboard?
+    public var preview: VideoPreview.Result?
+    /// Frames decoded and seeks made, for comparing with separate runs.
+    public var framesDecoded = 0
+    public var seeks = 0
+
+    /// Decoding on is cheaper than seeking when the next wanted time is this close (seconds).
+    static let seekGap = 1.0
+
+    public static func make(_ input: MediaInput, _ request: VideoBundleRequest) throws -> VideoBundle {
+        guard request.poster != nil || request.storyboard != nil || request.preview != nil else {
+            throw FlipbookError(.invalidArgument, "ask for a poster, a storyboard or a preview")
+        }
+        if let options = request.storyboard, !(options.columns > 0 && options.tileSize > 0 && options.interval > 0) {
+            throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
+        }
+        if let options = request.preview, !(options.segments > 0 && options.segmentLength > 0 && options.size > 1) {
+            throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
+        }
+        let reader = try VideoReader.spanning(input, maxPixelSize: request.poster?.request.maxPixelSize ?? 256, for: "bundles")
+        let duration = reader.durationSeconds
+        func renderer(_ request: ThumbnailRequest) throws -> FrameRenderer {
+            try FrameRenderer(format: reader.format, stream: reader.stream, request: request)
+        }
+        var result = VideoBundle()
+
+        // The poster: the first good frame at or after its position (the pass decodes every frame it passes,
+        // so this is --exact's frame, or a later one if that is blank).
+        let posterRenderer = try request.poster.map { try renderer($0.request) }
+        var posterAt: Double? = request.poster.map { poster in
+            let t: Double
+            switch poster.options.position {
+            case .fraction(let f): t = duration * f
+            case .seconds(let s): t = s
+            }
+            return min(t, max(0, duration - 0.001))
+        }
+        var posterScanned = 0
+        let posterFallback = try Frame(), lastFrame = try Frame()
+        var haveFallback = false, haveLast = false
+
+        // The storyboard: the first frame at or after each tile's time.
+        let tileRenderer = try request.storyboard.map { try renderer(ThumbnailRequest(maxPixelSize: $0.tileSize)) }
+        let plan = request.storyboard.map { Storyboard.Plan(durationSeconds: duration, options: $0) }
+        var tiles: [Image] = []
+
+        // The preview: the same segment rules as VideoPreview.make.
+        let previewRenderer = try request.preview.map { try renderer(ThumbnailRequest(maxPixelSize: $0.size)) }
+        var timeline = request.preview.map { PreviewTimeline(durationSeconds: duration, options: $0, minimumFrameMs: $0.format.minimumFrameMs) }
+        var sink = try request.preview.map { try VideoPreview.makeSink($0) }
+
+        func nextWanted() -> Double? {
+            var wanted: [Double] = []
+            if let posterAt { wanted.append(posterAt) }
+            if let plan, tiles.count < plan.starts.count { wanted.append(Double(plan.starts[tiles.count]) / 1000) }
+            if let segment = timeline?.pending { wanted.append(segment.start) }
+            return wanted.min()
+        }
+
+        let av = try LibAV.api()
+        var cursor: Double?, lastSeek: Double?
+        while let wanted = nextWanted() {
+            // Seek across a long gap, once per target: a seek lands on the keyframe before it, maybe long before.
+            if cursor == nil || (wanted > cursor! + seekGap && wanted > lastSeek!) {
+                try reader.seek(to: wanted)
+                lastSeek = wanted
+                result.seeks += 1
+                timeline?.restartSegment()
+            }
+            guard let frame = try reader.nextFrame() else { break }
+            result.framesDecoded += 1
+            let t = reader.seconds(frame) ?? (cursor ?? 0)
+            cursor = max(cursor ?? t, t)
+            av.av_frame_unref(lastFrame.pointer)
+            haveLast = av.av_frame_ref(lastFrame.pointer, frame) >= 0
+
+            if let at = posterAt, let poster = request.poster, let posterRenderer, t + 1e-6 >= at {
+                posterScanned += 1
+                var uniform = false
+                if poster.options.skipUniformFrames {
+                    uniform = try (FrameSignature(frame) ?? FrameSignature(image: posterRenderer.render(frame))).isUniform()
+                }
+                if !uniform || posterScanned > poster.options.maxFramesScanned {
+                    result.poster = try posterRenderer.render(!uniform || !haveFallback ? frame : posterFallback.pointer)
+                    posterAt = nil
+                } else if !haveFallback {
+                    haveFallback = av.av_frame_ref(posterFallback.pointer, frame) >= 0
+                }
+            }
+            if let plan, let tileRenderer {
+                var tile: Image?
+                while tiles.count < plan.starts.count, t + 1e-6 >= Double(plan.starts[tiles.count]) / 1000 {
+                    tile = try tile ?? tileRenderer.render(frame)
+                    tiles.append(tile!)
+                }
+            }
+            if timeline != nil, let previewRenderer, let ms = timeline!.offer(t) {
+                try sink!.add(try previewRenderer.render(frame), atMs: ms)
+            }
+        }
+
+        // The stream ended before every want: the last frame stands in, as the standalone makers do.
+        if posterAt != nil, let posterRenderer {
+            if haveFallback { result.poster = try posterRenderer.render(posterFallback.pointer) }
+            else if haveLast { result.poster = try posterRenderer.render(lastFrame.pointer) }
+        }
+        if let plan, let options = request.storyboard {
+            while tiles.count < plan.starts.count, let previous = tiles.last { tiles.append(previous) }
+            if tiles.isEmpty, haveLast, let tileRenderer { tiles = Array(repeating: try tileRenderer.render(lastFrame.pointer), count: plan.starts.count) }
+            result.storyboard = try Storyboard.assemble(tiles, plan: plan, options: options)
+        }
+        if let timeline, var made = sink, let options = request.preview {
+            guard timeline.lastMs != nil else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+            let file = try made.finish(endMs: timeline.endMs)
+            result.preview = VideoPreview.Result(data: file.data, format: options.format, durationMs: file.durationMs, frames: file.frames,
+                                                 width: file.size.width, height: file.size.height)
+        }
+        if request.poster != nil, result.poster == nil { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        return result
+    }
+}
