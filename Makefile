@@ -62,6 +62,8 @@ demo: release
 	@echo "== poster, preview and storyboard of the sample video -> out/demo/"
 	@$(RELEASE_BIN) poster samples/testsrc2-480x270-4s.mp4 -o out/demo/poster.jpg --stats
 	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.mp4 --segments 2 --size 240
+	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.webp --segments 2 --size 240
+	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.gif --segments 2 --size 240
 	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
 
 bench: release

@@ -49,6 +49,8 @@ public struct PreviewOptions: Sendable {
     public var video = VideoConversionOptions()
     /// Animated WebP settings (quality 75 by default).
     public var webp = WebPPreviewOptions()
+    /// Animated GIF settings (256 colours, Floyd-Steinberg by default).
+    public var gif = GIFPreviewOptions()
 
     public init() {}
 }
@@ -115,7 +117,7 @@ public enum VideoPreview {
             video.container = options.format == .webm ? .webm : .mp4
             return VideoPreviewSink(options: video)
         case .webp: return WebPPreviewSink(options: options.webp)
-        case .gif: throw FlipbookError(.unsupported, "GIF previews are not built yet")
+        case .gif: return GIFPreviewSink(options: options.gif)
         }
     }
 }
