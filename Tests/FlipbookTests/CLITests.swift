@@ -159,3 +159,22 @@ extension CLITests {
         #expect(try String(contentsOfFile: dir.path("r3.jsonl"), encoding: .utf8).contains("kept-gif"))
     }
 }
+
+extension CLITests {
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func previewPicksGIFOrWebPFromTheOutputExtension() throws {
+        let dir = try TemporaryDirectory()
+        let input = "\(Self.samples)/testsrc2-480x270-4s.mp4"
+        for ext in ["gif", "webp"] {
+            let result = try flipbook("preview", input, "-o", dir.path("p.\(ext)"), "--segments", "2", "--size", "120")
+            #expect(result.status == 0, "\(result.stderr)")
+            let animation = try Pillow.animation(dir.path("p.\(ext)"))
+            #expect(animation.format == ext.uppercased() && animation.width == 120 && animation.height == 68 && animation.loop == 0)
+            #expect(animation.durations.reduce(0, +) == 2000)
+            #expect(result.stderr.contains("120x68, \(animation.frames.count) frames, 2000 ms"), "\(result.stderr)")
+        }
+        let refused = try flipbook("preview", input, "-o", dir.path("p.avi"))
+        #expect(refused.status != 0 && refused.stderr.contains(".gif or .webp"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["p.gif", "p.webp"])
+    }
+}

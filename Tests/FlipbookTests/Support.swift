@@ -107,6 +107,47 @@ enum Pillow {
     }
 }
 
+extension Pillow {
+    /// An animated GIF or WebP as Pillow plays it.
+    struct Animation {
+        var format: String
+        var width: Int, height: Int
+        /// NETSCAPE / ANIM loop count (0: forever); nil if the file has none.
+        var loop: Int?
+        /// Per-frame display times, in ms.
+        var durations: [Int]
+        /// Each GIF frame's rectangle [x0, y0, x1, y1] (nil for WebP).
+        var extents: [[Int]?]
+        /// Every frame composited as Pillow shows it, RGB.
+        var frames: [Image]
+        /// When each frame starts, in ms.
+        var starts: [Int] { durations.reduce(into: [0]) { $0.append($0.last! + $1) }.dropLast() }
+    }
+
+    /// Pillow's playback of `path` (Tests/oracle/reference.py animation).
+    static func animation(_ path: String) throws -> Animation {
+        let dir = try TemporaryDirectory()
+        let out = dir.path("frames.bin")
+        let result = try Run.program("/usr/bin/python3", [script, "animation", path, out])
+        guard result.status == 0 else { throw FlipbookError(.io, "reference.py animation failed: \(result.stderr)") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: out))
+        guard let newline = data.firstIndex(of: 0x0A),
+              let meta = try JSONSerialization.jsonObject(with: data[..<newline]) as? [String: Any],
+              let width = meta["width"] as? Int, let height = meta["height"] as? Int, let count = meta["frames"] as? Int
+        else { throw FlipbookError(.io, "bad reference.py animation output") }
+        let frameBytes = width * height * 3
+        let pixels = data[(newline + 1)...]
+        guard pixels.count == count * frameBytes else { throw FlipbookError(.io, "reference.py gave \(pixels.count) bytes of frames") }
+        let frames = (0..<count).map { k in
+            Image(width: width, height: height, channels: 3,
+                  pixels: Array(pixels[(pixels.startIndex + k * frameBytes)..<(pixels.startIndex + (k + 1) * frameBytes)]))
+        }
+        return Animation(format: meta["format"] as? String ?? "", width: width, height: height, loop: meta["loop"] as? Int,
+                         durations: (meta["durations"] as? [Any] ?? []).map { $0 as? Int ?? -1 },
+                         extents: (meta["extents"] as? [Any] ?? []).map { $0 as? [Int] }, frames: frames)
+    }
+}
+
 enum Compare {
     /// Mean absolute difference per channel over RGB, ignoring pixels that are fully transparent in both.
     static func meanAbsoluteDifference(_ a: Image, _ b: Image) -> Double {

@@ -9,7 +9,14 @@
   reference.py gif-frames SRC OUT
       Every frame of an animated GIF as Pillow composites it, converted to RGBA. Writes OUT as
       "W H N\n" followed by N raw RGBA frames.
+
+  reference.py animation SRC OUT
+      An animated GIF or WebP as Pillow plays it: one JSON line {"format", "width", "height", "frames",
+      "loop", "durations", "extents"} (durations in ms; extents: each frame's changed box [x0, y0, x1, y1],
+      GIF only), followed by every frame as Pillow composites it, as raw RGB.
+      Exit status 3 if Pillow cannot decode SRC.
 """
+import json
 import sys
 
 from PIL import Image, ImageOps
@@ -47,11 +54,35 @@ def gif_frames(src, out):
             f.write(frame)
 
 
+def animation(src, out):
+    try:
+        im = Image.open(src)
+        durations, extents, frames = [], [], []
+        for i in range(getattr(im, "n_frames", 1)):
+            im.seek(i)
+            im.load()  # Pillow fills in a WebP frame's duration when it decodes it
+            durations.append(im.info.get("duration"))
+            extent = getattr(im, "dispose_extent", None)
+            extents.append(list(extent) if extent else None)
+            frames.append(im.convert("RGB").tobytes())
+    except Exception as error:
+        print(f"pillow: {error}", file=sys.stderr)
+        sys.exit(3)
+    meta = {"format": im.format, "width": im.width, "height": im.height, "frames": len(frames),
+            "loop": im.info.get("loop"), "durations": durations, "extents": extents}
+    with open(out, "wb") as f:
+        f.write((json.dumps(meta) + "\n").encode())
+        for frame in frames:
+            f.write(frame)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "decode":
         size = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else None
         decode(sys.argv[2], sys.argv[3], size)
     elif sys.argv[1] == "gif-frames":
         gif_frames(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "animation":
+        animation(sys.argv[2], sys.argv[3])
     else:
         sys.exit(f"unknown command {sys.argv[1]}")

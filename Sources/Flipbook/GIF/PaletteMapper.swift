@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How colours missing from a GIF's palette are approximated.
 public enum GIFDither: String, Sendable, CaseIterable {
     /// Nearest palette colour only: flat, banded gradients, smallest files.
@@ -79,6 +83,7 @@ struct PaletteMapper {
         self.stillTolerance = stillTolerance
         precondition(palette.count <= Int(transparentIndex), "the transparent index must not be a colour")
         nearest = NearestColor(palette: palette)
+        orderedAmplitude = Int((8 * cbrt(255 / Double(palette.count))).rounded())
         drawnFrom = [UInt8](repeating: 0, count: width * height * 3)
     }
 
@@ -103,10 +108,12 @@ struct PaletteMapper {
         return m
     }()
 
-    /// Ordered dithering's offsets span +-6 levels. Mean error after an 8x8 blur (what the eye averages)
-    /// on a moving colour gradient: 0.67 at +-6, 0.68 at +-8, 0.75 at +-12, 0.84 at +-16, 0.76 with no
-    /// dithering; a 255-colour palette fitted to the frames leaves small gaps to dither across.
-    private static let orderedAmplitude = 12
+    /// Ordered dithering's span (offsets run over +-half of it). The gap between neighbouring palette
+    /// colours grows as the cube root of 1/colours, and so does the span: 8 levels at 255 colours, 21 at 15.
+    /// Mean error after an 8x8 blur (what the eye averages) at 255 colours, on a moving gradient, a phone
+    /// clip and testsrc2: span 8: 0.65, 0.85, 0.38; 12: 0.67, 0.88, 0.77; 24: 0.75, 1.33, 1.86. At 15
+    /// colours the gradient wants more (8: 1.04, 24: 0.86) and the phone clip less (8: 2.45, 24: 3.05).
+    private let orderedAmplitude: Int
 
     /// Maps one packed RGB frame (width x height); nil if no pixel needs drawing (the frame the GIF
     /// already shows is good enough: the caller lengthens it instead).
@@ -119,7 +126,7 @@ struct PaletteMapper {
         // the rows take turns.
         let rowLength = (width + 2) * 3
         var errors = [Int](repeating: 0, count: 2 * rowLength)
-        let bayer = Self.bayer, amplitude = Self.orderedAmplitude
+        let bayer = Self.bayer, amplitude = orderedAmplitude
         let first = isFirst
         let tolerance = stillTolerance
         let nearest = self.nearest, palette = nearest.palette, dither = self.dither

@@ -31,19 +31,20 @@ struct GIFPreviewSink: PreviewSink {
     private var size: Size?
     private var bufferedBytes = 0
 
-    init(options: GIFPreviewOptions) { self.options = options }
+    /// Checks the options before any frame is decoded.
+    init(options: GIFPreviewOptions) throws {
+        guard (4...256).contains(options.colors) else {
+            throw FlipbookError(.invalidArgument, "GIF palettes have 4-256 entries, not \(options.colors)")
+        }
+        guard (0...255).contains(options.stillTolerance) else {
+            throw FlipbookError(.invalidArgument, "the GIF still tolerance is 0-255, not \(options.stillTolerance)")
+        }
+        self.options = options
+    }
 
     mutating func add(_ image: Image, atMs ms: Int) throws {
         let frameSize = Size(width: image.width, height: image.height)
-        if size == nil {
-            guard (4...256).contains(options.colors) else {
-                throw FlipbookError(.invalidArgument, "GIF palettes have 4-256 entries, not \(options.colors)")
-            }
-            guard (0...255).contains(options.stillTolerance) else {
-                throw FlipbookError(.invalidArgument, "the GIF still tolerance is 0-255, not \(options.stillTolerance)")
-            }
-            size = frameSize
-        }
+        if size == nil { size = frameSize }
         guard frameSize == size else { throw FlipbookError(.codec, "frame size changed from \(size!) to \(frameSize)") }
         let rgb = image.channels == 3 ? image.pixels : image.flattened().pixels
         if let last = frames.last, last.rgb == rgb { return }  // the frame on screen just stays longer

@@ -157,7 +157,13 @@ struct WebPPreviewSink: PreviewSink {
     let options: WebPPreviewOptions
     private var encoder: AnimatedWebPEncoder?
 
-    init(options: WebPPreviewOptions) { self.options = options }
+    /// Checks the options before any frame is decoded.
+    init(options: WebPPreviewOptions) throws {
+        guard (0...100).contains(options.quality) else {
+            throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(options.quality)")
+        }
+        self.options = options
+    }
 
     mutating func add(_ image: Image, atMs ms: Int) throws {
         if encoder == nil { encoder = try AnimatedWebPEncoder(width: image.width, height: image.height, options: options) }

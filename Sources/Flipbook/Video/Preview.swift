@@ -76,8 +76,8 @@ public enum VideoPreview {
             throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
         }
         if let fps = options.fps, !(fps > 0) { throw FlipbookError(.invalidArgument, "fps must be positive") }
-        let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
         var sink = try makeSink(options)
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
         let endMs = try walk(reader, options: options, minimumFrameMs: options.format.minimumFrameMs) { image, ms in
             try sink.add(image, atMs: ms)
         }
@@ -116,8 +116,8 @@ public enum VideoPreview {
             var video = options.video
             video.container = options.format == .webm ? .webm : .mp4
             return VideoPreviewSink(options: video)
-        case .webp: return WebPPreviewSink(options: options.webp)
-        case .gif: return GIFPreviewSink(options: options.gif)
+        case .webp: return try WebPPreviewSink(options: options.webp)
+        case .gif: return try GIFPreviewSink(options: options.gif)
         }
     }
 }
