@@ -25,9 +25,7 @@ final class AnimatedWebPEncoder {
     private var lastMs = -1
 
     init(width: Int, height: Int, options: WebPPreviewOptions) throws {
-        guard (0...100).contains(options.quality) else {
-            throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(options.quality)")
-        }
+        try options.validate()
         guard width <= 16383, height <= 16383 else {
             throw FlipbookError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(width)x\(height)")
         }
@@ -159,9 +157,7 @@ struct WebPPreviewSink: PreviewSink {
 
     /// Checks the options before any frame is decoded.
     init(options: WebPPreviewOptions) throws {
-        guard (0...100).contains(options.quality) else {
-            throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(options.quality)")
-        }
+        try options.validate()
         self.options = options
     }
 
@@ -174,5 +170,11 @@ struct WebPPreviewSink: PreviewSink {
         guard let encoder else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
         let (data, frames) = try encoder.finish(endMs: endMs)
         return PreviewFile(data: data, frames: frames, size: Size(width: encoder.width, height: encoder.height), durationMs: endMs)
+    }
+}
+
+extension WebPPreviewOptions {
+    func validate() throws {
+        guard (0...100).contains(quality) else { throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(quality)") }
     }
 }

@@ -13,21 +13,13 @@ enum FrameShrinker {
         return min(128, max(1, Int(reduction / 2)))  // 128: a 16-bit block sum still fits in 32 bits
     }
 
-    /// Shrinks `frame` by `factor` into `out` (same pixel format, size rounded up). Returns false, leaving
+    /// Shrinks `frame`'s pixels by `factor` into `out` (same pixel format, size rounded up; the colour
+    /// description and aspect stay on `frame`, where the renderer reads them). Returns false, leaving
     /// `out` untouched, for layouts this does not handle (packed, palette, bitstream, big-endian or hardware
     /// formats): the caller then scales the frame as it is.
     static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, by factor: Int, into out: Frame) throws -> Bool {
         let av = try LibAV.api()
-        let format = AVPixelFormat(rawValue: frame.pointee.format)
-        guard factor > 1, let desc = av.av_pix_fmt_desc_get(format) else { return false }
-        let d = desc.pointee
-        let unsupported = UInt64(AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
-        guard d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.flags & unsupported == 0 else { return false }
-        let components = withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(Int(d.nb_components))) }
-        // One sample per plane position, all 8-bit or all 9-16-bit: every planar YUV/RGB/alpha layout.
-        guard let step = components.first?.step, step == 1 || step == 2,
-              components.allSatisfy({ $0.step == step && $0.offset == 0 && $0.shift == 0 }) else { return false }
-        let planes = Int(components.map(\.plane).max() ?? 0) + 1
+        guard factor > 1, let layout = PlanarLayout(frame.pointee.format) else { return false }
 
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         av.av_frame_unref(out.pointer)
@@ -35,24 +27,16 @@ enum FrameShrinker {
         out.pointer.pointee.width = Int32((w + factor - 1) / factor)
         out.pointer.pointee.height = Int32((h + factor - 1) / factor)
         try LibAV.check(av.av_frame_get_buffer(out.pointer, 0), "allocating a shrunk frame")
-        // What the renderer reads besides the pixels: colour description and aspect.
-        out.pointer.pointee.colorspace = frame.pointee.colorspace
-        out.pointer.pointee.color_range = frame.pointee.color_range
-        out.pointer.pointee.color_trc = frame.pointee.color_trc
-        out.pointer.pointee.color_primaries = frame.pointee.color_primaries
-        out.pointer.pointee.sample_aspect_ratio = frame.pointee.sample_aspect_ratio
 
         let (source, sourceLines) = SwsScale.planes(of: frame)
         let (target, targetLines) = SwsScale.planes(of: out.pointer)
-        for p in 0..<planes {
-            // libav subsamples planes 1 and 2 (chroma); plane 0 and alpha are full size.
-            let sx = p == 1 || p == 2 ? Int(d.log2_chroma_w) : 0, sy = p == 1 || p == 2 ? Int(d.log2_chroma_h) : 0
-            let inW = -((-w) >> sx), inH = -((-h) >> sy)
-            let outW = -((-Int(out.pointer.pointee.width)) >> sx), outH = -((-Int(out.pointer.pointee.height)) >> sy)
+        for p in 0..<layout.planes {
+            let (inW, inH) = layout.planeSize(p, width: w, height: h)
+            let (outW, outH) = layout.planeSize(p, width: Int(out.pointer.pointee.width), height: Int(out.pointer.pointee.height))
             guard let src = source[p], let dst = target[p] else { return false }
             let geometry = PlaneGeometry(inWidth: inW, inHeight: inH, inStride: Int(sourceLines[p]),
                                          outWidth: outW, outHeight: outH, outStride: Int(targetLines[p]), factor: factor)
-            if step == 1 {
+            if layout.step == 1 {
                 boxAverage(src, dst, geometry)
             } else {
                 src.withMemoryRebound(to: UInt16.self, capacity: 1) { s in

@@ -24,24 +24,18 @@ struct FrameSignature {
     /// The signature of a decoded frame in a planar 8- to 16-bit layout (every YUV and planar RGB format
     /// decoders produce); nil for packed, palette and hardware layouts.
     init?(_ frame: UnsafeMutablePointer<AVFrame>) {
-        guard let av = try? LibAV.api(), let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: frame.pointee.format)) else { return nil }
-        let d = desc.pointee
-        let unsupported = UInt64(AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
-        guard d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.flags & unsupported == 0, d.nb_components >= 1 else { return nil }
-        let components = withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(min(3, Int(d.nb_components)))) }
-        guard components.allSatisfy({ ($0.step == 1 || $0.step == 2) && $0.offset == 0 && $0.shift == 0 }) else { return nil }
+        guard let layout = PlanarLayout(frame.pointee.format) else { return nil }
         let (data, lines) = SwsScale.planes(of: frame)
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         guard w > 0, h > 0 else { return nil }
         histogram = []
         spreads = []
-        for c in components {
+        for c in layout.components.prefix(3) {
             let p = Int(c.plane)
-            let sx = p == 1 || p == 2 ? Int(d.log2_chroma_w) : 0, sy = p == 1 || p == 2 ? Int(d.log2_chroma_h) : 0
-            let pw = -((-w) >> sx), ph = -((-h) >> sy)
+            let (pw, ph) = layout.planeSize(p, width: w, height: h)
             guard let base = data[p] else { return nil }
             let stride = Int(lines[p]), depthShift = Int(c.depth) - 8
-            if c.step == 1 {
+            if layout.step == 1 {
                 add { x, y in Int(base[y * stride + x]) }
             } else {
                 let words = UnsafeRawPointer(base)
@@ -49,6 +43,14 @@ struct FrameSignature {
             }
             func add(_ sample: (Int, Int) -> Int) { accumulate(width: pw, height: ph, sample) }
         }
+    }
+
+    /// The signature of `frame` from its planes or, for layouts without them, from `render()`'s image,
+    /// which is returned so that a kept frame is not rendered twice.
+    static func of(_ frame: UnsafeMutablePointer<AVFrame>, render: () throws -> Image) throws -> (FrameSignature, Image?) {
+        if let planar = FrameSignature(frame) { return (planar, nil) }
+        let image = try render()
+        return (FrameSignature(image: image), image)
     }
 
     /// The signature of a rendered RGB(A) image (its first three channels).

@@ -16,6 +16,14 @@ public enum PosterPosition: Sendable, Equatable {
         else if let v = Double(t), v >= 0 { self = .seconds(v) }
         else { return nil }
     }
+
+    /// Seconds from the start in a video of `duration` seconds.
+    func seconds(duration: Double) -> Double {
+        switch self {
+        case .fraction(let f): duration * f
+        case .seconds(let s): s
+        }
+    }
 }
 
 /// How to pick the poster frame. Every property documents its default.
@@ -172,11 +180,7 @@ enum PosterExtractor {
     static func poster(_ input: MediaInput, request: ThumbnailRequest, options: PosterOptions) throws -> Image {
         let av = try LibAV.api()
         let reader = try VideoReader(input, request: request, maxCodedPixels: options.maxCodedPixels)
-        var target: Double
-        switch options.position {
-        case .fraction(let f): target = reader.durationSeconds * f
-        case .seconds(let s): target = s
-        }
+        var target = options.position.seconds(duration: reader.durationSeconds)
         // Deblocking smooths 4x4-16x16 block edges; at a quarter of the size or less they average away in the
         // thumbnail, so the fast path skips the loop filter (H.264 decodes ~12% faster, HEVC ~15%; mpv's
         // skiploopfilter trade). Not with --exact: those frames are predicted from many unfiltered ones.
@@ -214,8 +218,7 @@ enum PosterExtractor {
                 return true
             }
             // Judge the decoded planes; scale only frames that are kept (or formats without planes).
-            var image: Image?
-            let signature = try FrameSignature(frame) ?? FrameSignature(image: { image = try reader.renderer.render(frame); return image! }())
+            let (signature, image) = try FrameSignature.of(frame) { try reader.renderer.render(frame) }
             if signature.isUniform() {
                 if !haveFallback { haveFallback = av.av_frame_ref(fallback.pointer, frame) >= 0 }
                 return false

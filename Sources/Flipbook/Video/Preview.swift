@@ -57,6 +57,15 @@ public struct PreviewOptions: Sendable {
 
 /// Short segments of a video stitched into one silent looping clip with continuous timestamps: the
 /// kind of preview galleries play on hover, as a video, an animated WebP or a GIF.
+extension PreviewOptions {
+    func validate() throws {
+        guard segments > 0, segmentLength > 0, size > 1 else {
+            throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
+        }
+        if let fps, !(fps > 0) { throw FlipbookError(.invalidArgument, "fps must be positive") }
+    }
+}
+
 public enum VideoPreview {
     public struct Result: Sendable {
         public var data: [UInt8]
@@ -72,10 +81,7 @@ public enum VideoPreview {
     /// Decodes `segments` windows of `segmentLength` seconds (each from the keyframe at or before its
     /// position), scales and turns them upright, and encodes them back to back. Audio is dropped.
     public static func make(_ input: MediaInput, options: PreviewOptions = PreviewOptions()) throws -> Result {
-        guard options.segments > 0, options.segmentLength > 0, options.size > 1 else {
-            throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
-        }
-        if let fps = options.fps, !(fps > 0) { throw FlipbookError(.invalidArgument, "fps must be positive") }
+        try options.validate()
         var sink = try makeSink(options)
         let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
         let endMs = try walk(reader, options: options, minimumFrameMs: options.format.minimumFrameMs) { image, ms in

@@ -50,13 +50,19 @@ public struct StoryboardOptions: Sendable {
     public init() {}
 }
 
+extension StoryboardOptions {
+    func validate() throws {
+        guard columns > 0, tileSize > 0, interval > 0 else {
+            throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
+        }
+    }
+}
+
 extension Storyboard {
     /// Decodes one frame per tile (seek to the keyframe before each time, then forward to it) and lays
     /// the tiles out in sheets. Memory: one decoded frame plus the sheet being filled.
     public static func make(_ input: MediaInput, options: StoryboardOptions = StoryboardOptions()) throws -> Storyboard {
-        guard options.columns > 0, options.tileSize > 0, options.interval > 0 else {
-            throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
-        }
+        try options.validate()
         let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
         var tiles: [Image] = []

@@ -32,12 +32,8 @@ public struct VideoBundle: Sendable {
         guard request.poster != nil || request.storyboard != nil || request.preview != nil else {
             throw FlipbookError(.invalidArgument, "ask for a poster, a storyboard or a preview")
         }
-        if let options = request.storyboard, !(options.columns > 0 && options.tileSize > 0 && options.interval > 0) {
-            throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
-        }
-        if let options = request.preview, !(options.segments > 0 && options.segmentLength > 0 && options.size > 1) {
-            throw FlipbookError(.invalidArgument, "segments, segment length and size must be positive")
-        }
+        try request.storyboard?.validate()
+        try request.preview?.validate()
         let reader = try VideoReader.spanning(input, maxPixelSize: request.poster?.request.maxPixelSize ?? 256, for: "bundles")
         let duration = reader.durationSeconds
         func renderer(_ request: ThumbnailRequest) throws -> FrameRenderer {
@@ -48,14 +44,7 @@ public struct VideoBundle: Sendable {
         // The poster: the first good frame at or after its position (the pass decodes every frame it passes,
         // so this is --exact's frame, or a later one if that is blank).
         let posterRenderer = try request.poster.map { try renderer($0.request) }
-        var posterAt: Double? = request.poster.map { poster in
-            let t: Double
-            switch poster.options.position {
-            case .fraction(let f): t = duration * f
-            case .seconds(let s): t = s
-            }
-            return min(t, max(0, duration - 0.001))
-        }
+        var posterAt: Double? = request.poster.map { min($0.options.position.seconds(duration: duration), max(0, duration - 0.001)) }
         var posterScanned = 0
         let posterFallback = try Frame(), lastFrame = try Frame()
         var haveFallback = false, haveLast = false
@@ -97,10 +86,7 @@ public struct VideoBundle: Sendable {
 
             if let at = posterAt, let poster = request.poster, let posterRenderer, t + 1e-6 >= at {
                 posterScanned += 1
-                var uniform = false
-                if poster.options.skipUniformFrames {
-                    uniform = try (FrameSignature(frame) ?? FrameSignature(image: posterRenderer.render(frame))).isUniform()
-                }
+                let uniform = try poster.options.skipUniformFrames && FrameSignature.of(frame) { try posterRenderer.render(frame) }.0.isUniform()
                 if !uniform || posterScanned > poster.options.maxFramesScanned {
                     result.poster = try posterRenderer.render(!uniform || !haveFallback ? frame : posterFallback.pointer)
                     posterAt = nil
