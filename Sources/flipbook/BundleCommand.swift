@@ -47,11 +47,7 @@ struct BundleCommand: ParsableCommand {
                 try writeAtomically(try EncodedImage(image: image, format: posterFormat, quality: 80).data, to: poster, protecting: [input])
             }
             if let storyboard, let board = made.storyboard {
-                try makeDirectory(storyboard)
-                for (i, sheet) in board.sheets.enumerated() {
-                    try writeAtomically(sheet.data, to: "\(storyboard)/sheet-\(i).jpg", protecting: [input])
-                }
-                try writeAtomically(Array(board.webVTT().utf8), to: "\(storyboard)/storyboard.vtt", protecting: [input])
+                try writeStoryboard(board, to: storyboard, protecting: [input])
             }
             if let preview, let clip = made.preview {
                 try writeAtomically(clip.data, to: preview, protecting: [input])

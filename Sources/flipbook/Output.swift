@@ -85,3 +85,13 @@ final class Progress: @unchecked Sendable {
     }
 }
 
+
+/// A storyboard's sheets (`sheet-N.jpg`, the names its WebVTT cues use) and `storyboard.vtt` in `directory`,
+/// each written atomically.
+func writeStoryboard(_ board: Storyboard, to directory: String, protecting inputs: [String]) throws {
+    try makeDirectory(directory)
+    for (i, sheet) in board.sheets.enumerated() {
+        try writeAtomically(sheet.data, to: "\(directory)/sheet-\(i).jpg", protecting: inputs)
+    }
+    try writeAtomically(Array(board.webVTT().utf8), to: "\(directory)/storyboard.vtt", protecting: inputs)
+}

@@ -27,11 +27,7 @@ struct StoryboardCommand: ParsableCommand {
             options.columns = columns
             options.tileSize = size
             let board = try Storyboard.make(try MediaInput(path: input), options: options)
-            try makeDirectory(output)
-            for (i, sheet) in board.sheets.enumerated() {
-                try writeAtomically(sheet.data, to: "\(output)/sheet-\(i).jpg", protecting: [input])
-            }
-            try writeAtomically(Array(board.webVTT().utf8), to: "\(output)/storyboard.vtt", protecting: [input])
+            try writeStoryboard(board, to: output, protecting: [input])
             printError("\(board.cues.count) tiles in \(board.sheets.count) sheet(s), \(output)/storyboard.vtt")
         } catch {
             printError("flipbook: \(input): \(describe(error))")
