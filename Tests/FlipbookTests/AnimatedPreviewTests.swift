@@ -5,14 +5,9 @@ import Testing
 /// GIF and WebP previews, checked with Pillow (which plays both; Debian's libavcodec cannot decode animated
 /// WebP) against the MP4 preview of the same video and against ffmpeg's own decode of the source.
 @Suite(.serialized) struct AnimatedPreviewTests {
-    static func ffmpeg(_ args: [String]) throws {
-        let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
-        try #require(run.status == 0, "\(run.stderr)")
-    }
-
     /// testsrc2 (moving shapes and gradients over colour bars) as H.264, with a sine track.
     static func testVideo(_ path: String, size: String = "640x360", rate: Int = 25, seconds: Int = 12) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(rate):d=\(seconds)", "-f", "lavfi", "-i", "sine=d=\(seconds)",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(rate):d=\(seconds)", "-f", "lavfi", "-i", "sine=d=\(seconds)",
                     "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-shortest", path])
     }
 
@@ -21,7 +16,7 @@ import Testing
     /// 4:2:0 first would round the height down).
     static func decodedFrames(_ path: String, width: Int, height: Int) throws -> [Image] {
         let dir = try TemporaryDirectory()
-        try ffmpeg(["-i", path, "-vf", "format=rgb24,crop=\(width):\(height):0:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", dir.path("f.rgb")])
+        try FFmpeg.run(["-i", path, "-vf", "format=rgb24,crop=\(width):\(height):0:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", dir.path("f.rgb")])
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path("f.rgb"))))
         let size = width * height * 3
         return stride(from: 0, to: data.count - size + 1, by: size).map {
@@ -136,10 +131,10 @@ import Testing
     /// lossless 4:4:4 at the preview's size and one segment spans it, so preview frame k is source frame k.
     @Test func gifPictureIsAsGoodAsFFmpegsPalettegen() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=2", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=2", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
                          "-pix_fmt", "yuv444p", dir.path("in.mp4")])
         let source = try Self.decodedFrames(dir.path("in.mp4"), width: 320, height: 180)
-        try Self.ffmpeg(["-i", dir.path("in.mp4"), "-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse", dir.path("ffmpeg.gif")])
+        try FFmpeg.run(["-i", dir.path("in.mp4"), "-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse", dir.path("ffmpeg.gif")])
         let theirs = try Pillow.animation(dir.path("ffmpeg.gif"))
         let theirError = Picture.blurredError(theirs.frames, source)
 
@@ -170,7 +165,7 @@ import Testing
     /// rectangle around a moving square, and Pillow's composited frames still equal the source.
     @Test func gifStoresOnlyWhatMoves() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "smptebars=s=320x180:r=25:d=2", "-f", "lavfi", "-i", "color=c=white:s=30x30:r=25",
+        try FFmpeg.run(["-f", "lavfi", "-i", "smptebars=s=320x180:r=25:d=2", "-f", "lavfi", "-i", "color=c=white:s=30x30:r=25",
                          "-filter_complex", "[0][1]overlay=x='10+t*60':y=60:shortest=1", "-c:v", "libx264", "-qp", "0",
                          "-preset", "ultrafast", "-pix_fmt", "yuv444p", dir.path("in.mp4")])
         let source = try Self.decodedFrames(dir.path("in.mp4"), width: 320, height: 180)
@@ -193,7 +188,7 @@ import Testing
 
     @Test func webpQualityIsPassedToLibwebp() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=1", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=1", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
                          "-pix_fmt", "yuv444p", dir.path("in.mp4")])
         let source = try Self.decodedFrames(dir.path("in.mp4"), width: 320, height: 180)
         var measured: [(bytes: Int, error: Double)] = []

@@ -10,11 +10,6 @@ import Testing
         return try MediaInput(path: path, router: router).thumbnailImage(ThumbnailRequest(maxPixelSize: size, format: .png))
     }
 
-    static func ffmpeg(_ args: [String]) throws {
-        let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
-        try #require(run.status == 0, "\(run.stderr)")
-    }
-
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
     func everyCorpusVideoGivesAnUprightPosterOrATypedError() throws {
         for entry in Corpus.entries where entry.folder == "video" {
@@ -43,7 +38,7 @@ import Testing
         options.skipUniformFrames = false
         let ours = try Self.poster(Corpus.file(relative), options)
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-ss", at, "-i", Corpus.file(relative), "-frames:v", "1",
+        try FFmpeg.run(["-ss", at, "-i", Corpus.file(relative), "-frames:v", "1",
                          "-vf", "scale=\(ours.width):\(ours.height):flags=lanczos", dir.path("ref.png")])
         let reference = try #require(try Pillow.decode(dir.path("ref.png")))
         #expect(reference.width == ours.width && reference.height == ours.height)
@@ -54,7 +49,7 @@ import Testing
     @Test func blackOpeningIsSkipped() throws {
         let dir = try TemporaryDirectory()
         // 3 s of black, then 3 s of test pattern: 10% (0.6 s) falls in the black.
-        try Self.ffmpeg(["-f", "lavfi", "-i", "color=black:s=320x240:r=25:d=3", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=3",
+        try FFmpeg.run(["-f", "lavfi", "-i", "color=black:s=320x240:r=25:d=3", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=3",
                          "-filter_complex", "[0][1]concat=n=2:v=1", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
                          dir.path("black.mp4")])
         let image = try Self.poster(dir.path("black.mp4"))
@@ -66,8 +61,8 @@ import Testing
 
     @Test func coverArtIsNeverThePoster() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "color=red:s=64x64", "-frames:v", "1", dir.path("cover.png")])
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-i", dir.path("cover.png"), "-map", "1", "-map", "0",
+        try FFmpeg.run(["-f", "lavfi", "-i", "color=red:s=64x64", "-frames:v", "1", dir.path("cover.png")])
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-i", dir.path("cover.png"), "-map", "1", "-map", "0",
                          "-c:v:0", "png", "-disposition:v:0", "attached_pic", "-c:v:1", "libx264", "-preset", "ultrafast",
                          dir.path("covered.mp4")])
         let image = try Self.poster(dir.path("covered.mp4"))
@@ -79,11 +74,11 @@ import Testing
     @Test func truncatedAndAudioOnlyFilesAreTypedErrors() throws {
         let dir = try TemporaryDirectory()
         // moov at the end (no faststart), then cut: the index is gone.
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast", dir.path("full.mp4")])
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast", dir.path("full.mp4")])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.path("full.mp4")))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: dir.path("cut.mp4")))
         #expect(throws: FlipbookError.self) { try Self.poster(dir.path("cut.mp4")) }
-        try Self.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac", dir.path("audio.mp4")])
+        try FFmpeg.run(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac", dir.path("audio.mp4")])
         do {
             _ = try Self.poster(dir.path("audio.mp4"))
             Issue.record("audio-only should fail")
@@ -95,7 +90,7 @@ import Testing
     /// From memory, a moov-first MP4's poster reads a fraction of the file (the byte source counts).
     @Test func posterReadsAFractionOfAFaststartFile() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=30", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=30", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
                          "-movflags", "+faststart", dir.path("long.mp4")])
         let memory = MemoryByteSource(try Data(contentsOf: URL(fileURLWithPath: dir.path("long.mp4"))))
         let image = try MediaInput(source: memory).thumbnailImage(ThumbnailRequest(maxPixelSize: 200))
@@ -122,7 +117,7 @@ import Testing
     /// expectation is the plain file's poster flipped by this test's own pixel loops.
     @Test func mirroredDisplayMatricesAreApplied() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-c:v", "libx264", "-preset", "ultrafast", dir.path("plain.mp4")])
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-c:v", "libx264", "-preset", "ultrafast", dir.path("plain.mp4")])
         let one: Int32 = 0x10000, w: Int32 = 320 << 16, h: Int32 = 240 << 16, unit: Int32 = 0x4000_0000
         try Self.withDisplayMatrix(dir.path("plain.mp4"), [-one, 0, 0, 0, one, 0, w, 0, unit], to: dir.path("hflip.mp4"))
         try Self.withDisplayMatrix(dir.path("plain.mp4"), [0, one, 0, one, 0, 0, 0, 0, unit], to: dir.path("transpose.mp4"))
@@ -158,7 +153,7 @@ import Testing
     /// own `thumbnail` filter picks from the same 30 frames.
     @Test func representativeModePicksTheTypicalFrame() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "smptebars=s=320x240:r=25:d=0.16", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2",
+        try FFmpeg.run(["-f", "lavfi", "-i", "smptebars=s=320x240:r=25:d=0.16", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2",
                          "-filter_complex", "[0][1]concat=n=2:v=1", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
                          dir.path("v.mp4")])
         var fast = PosterOptions()
@@ -167,8 +162,8 @@ import Testing
         representative.representative = true
         let first = try Self.poster(dir.path("v.mp4"), fast)
         let typical = try Self.poster(dir.path("v.mp4"), representative)
-        try Self.ffmpeg(["-i", dir.path("v.mp4"), "-frames:v", "1", "-vf", "scale=160:120:flags=lanczos", dir.path("bars.png")])
-        try Self.ffmpeg(["-i", dir.path("v.mp4"), "-vf", "thumbnail=30,scale=160:120:flags=lanczos", "-frames:v", "1", dir.path("pick.png")])
+        try FFmpeg.run(["-i", dir.path("v.mp4"), "-frames:v", "1", "-vf", "scale=160:120:flags=lanczos", dir.path("bars.png")])
+        try FFmpeg.run(["-i", dir.path("v.mp4"), "-vf", "thumbnail=30,scale=160:120:flags=lanczos", "-frames:v", "1", dir.path("pick.png")])
         let bars = try #require(try Pillow.decode(dir.path("bars.png")))
         let pick = try #require(try Pillow.decode(dir.path("pick.png")))
         #expect(Compare.meanAbsoluteDifference(first, bars) < 6)
@@ -180,7 +175,7 @@ import Testing
     /// path settles for the first frame it decoded.
     @Test func timeBudgetAndScanLimits() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "color=black:s=160x120:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
+        try FFmpeg.run(["-f", "lavfi", "-i", "color=black:s=160x120:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
                          dir.path("black.mp4")])
         var exact = PosterOptions()
         exact.position = .seconds(3)
@@ -199,14 +194,14 @@ import Testing
     /// (BT.709, as we read untagged HD) and differs from our own --exact decode by under a level.
     @Test func fastPathWithoutDeblockingMatchesFFmpeg() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=1", "-c:v", "libx264", "-preset", "veryfast", "-crf", "38",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=1", "-c:v", "libx264", "-preset", "veryfast", "-crf", "38",
                          dir.path("blocky.mp4")])
         var options = PosterOptions()
         options.position = .seconds(0)
         let ours = try Self.poster(dir.path("blocky.mp4"), options)
         options.exact = true
         let deblocked = try Self.poster(dir.path("blocky.mp4"), options)
-        try Self.ffmpeg(["-i", dir.path("blocky.mp4"), "-frames:v", "1",
+        try FFmpeg.run(["-i", dir.path("blocky.mp4"), "-frames:v", "1",
                          "-vf", "scale=\(ours.width):\(ours.height):flags=lanczos:in_color_matrix=bt709", dir.path("ref.png")])
         let reference = try #require(try Pillow.decode(dir.path("ref.png")))
         #expect(Compare.meanAbsoluteDifference(ours, reference) < 4)
@@ -234,10 +229,10 @@ import Testing
         let ours = try poster(path, options, size: size)
         let dir = try TemporaryDirectory()
         let scale = "scale=\(ours.width):\(ours.height):flags=lanczos"
-        try ffmpeg(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf",
+        try FFmpeg.run(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf",
                     "zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,tonemap=clip,zscale=t=iec61966-2-1:m=bt709:r=full,format=rgb24,\(scale)",
                     dir.path("ref.png")])
-        try ffmpeg(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf", "\(scale):in_color_matrix=bt2020", dir.path("naive.png")])
+        try FFmpeg.run(["-ss", "\(seconds)", "-i", path, "-frames:v", "1", "-vf", "\(scale):in_color_matrix=bt2020", dir.path("naive.png")])
         let reference = try #require(try Pillow.decode(dir.path("ref.png")))
         let naive = try #require(try Pillow.decode(dir.path("naive.png")))
         let ourError = Compare.meanAbsoluteDifference(ours, reference), naiveError = Compare.meanAbsoluteDifference(naive, reference)
@@ -248,7 +243,7 @@ import Testing
     /// PQ: SDR testsrc2 encoded by zimg into PQ (reference white at 203 cd/m²) and x265 10-bit.
     @Test func pqPosterIsToneMapped() throws {
         let dir = try TemporaryDirectory()
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
                          "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=smpte2084:m=bt2020nc:p=bt2020:r=tv:npl=203,format=yuv420p10le",
                          "-c:v", "libx265", "-preset", "ultrafast",
                          "-x265-params", "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc", dir.path("pq.mp4")])
@@ -290,9 +285,8 @@ import Testing
 
     @Test func coversTheWholeVideoAndSplitsSheets() throws {
         let dir = try TemporaryDirectory()
-        let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=7.3",
-                                                      "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", dir.path("v.mp4")])
-        try #require(run.status == 0)
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=7.3",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", dir.path("v.mp4")])
         let input = try MediaInput(path: dir.path("v.mp4"))
         let duration = try #require(try input.probe().durationMs)  // 7.32 s: 183 frames at 25 fps
         var options = StoryboardOptions()
@@ -327,10 +321,9 @@ import Testing
 @Suite(.serialized) struct PreviewTests {
     @Test func segmentsStitchIntoOneSilentContinuousClip() throws {
         let dir = try TemporaryDirectory()
-        let made = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=12",
-                                                       "-f", "lavfi", "-i", "sine=d=12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
-                                                       "-c:a", "aac", "-shortest", dir.path("in.mp4")])
-        try #require(made.status == 0)
+        try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=12",
+                        "-f", "lavfi", "-i", "sine=d=12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+                        "-c:a", "aac", "-shortest", dir.path("in.mp4")])
         var options = PreviewOptions()
         options.segments = 4
         options.segmentLength = 0.8

@@ -175,3 +175,12 @@ enum Compare {
         return Double(tail) ?? 0
     }
 }
+
+/// ffmpeg as a test oracle and maker of test media.
+enum FFmpeg {
+    /// Runs `/usr/bin/ffmpeg -v error -y ARGS`; the test stops, with ffmpeg's message, if it fails.
+    static func run(_ args: [String]) throws {
+        let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
+        try #require(run.status == 0, "\(run.stderr)")
+    }
+}
