@@ -184,6 +184,9 @@ import Testing
         #expect(throws: FlipbookError.self) { try Self.poster(dir.path("black.mp4"), exact) }
         exact.timeBudget = 10
         #expect(PosterExtractor.isNearlyUniform(try Self.poster(dir.path("black.mp4"), exact)))  // all black: the fallback
+        var hurried = PosterOptions()
+        hurried.timeBudget = 0
+        #expect(PosterExtractor.isNearlyUniform(try Self.poster(dir.path("black.mp4"), hurried)))
         var few = PosterOptions()
         few.maxFramesScanned = 3
         #expect(PosterExtractor.isNearlyUniform(try Self.poster(dir.path("black.mp4"), few)))

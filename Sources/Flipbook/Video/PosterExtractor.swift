@@ -211,8 +211,9 @@ enum PosterExtractor {
             }
             scanned += 1
             if firstSeconds == nil { firstSeconds = t }
-            if overBudget || scanned > options.maxFramesScanned
-                || (t ?? 0) - (firstSeconds ?? 0) > options.maxSecondsScanned { return true }  // settle for the best so far
+            let overLimit = overBudget || scanned > options.maxFramesScanned
+                || (t ?? 0) - (firstSeconds ?? 0) > options.maxSecondsScanned
+            if overLimit, haveFallback || !candidates.isEmpty { return true }  // settle for the best so far
             guard options.skipUniformFrames || options.representative else {
                 chosen = try reader.renderer.render(frame)
                 return true
