@@ -17,30 +17,34 @@ struct ToneMapper {
     static let knee = 0.75
     static let referenceWhite = 203.0
 
-    /// A mapper for `frame`, or nil when its transfer is not PQ or HLG. The peak comes from the frame's
-    /// content light level (MaxCLL) or mastering display metadata, else 1,000 cd/m² (HLG's nominal
-    /// display, and the usual HDR10 mastering peak).
+    /// A mapper for `frame`, or nil when its transfer is not PQ or HLG. A PQ peak comes from the frame's
+    /// content light level (MaxCLL), else its mastering display's peak, else 1,000 cd/m² (the usual HDR10
+    /// mastering peak). HLG is scene-referred: its peak is that of its nominal 1,000 cd/m² display.
     init?(frame: UnsafeMutablePointer<AVFrame>) {
         switch frame.pointee.color_trc {
         case AVCOL_TRC_SMPTE2084: transfer = .pq
         case AVCOL_TRC_ARIB_STD_B67: transfer = .hlg
         default: return nil
         }
-        var nits = 1000.0
-        if let av = try? LibAV.api() {
-            if let sd = av.av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL), sd.pointee.size >= MemoryLayout<AVContentLightMetadata>.size {
-                let cll = UnsafeRawPointer(sd.pointee.data!).loadUnaligned(as: AVContentLightMetadata.self)
-                if cll.MaxCLL > 0 { nits = Double(cll.MaxCLL) }
-            } else if let sd = av.av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
-                      sd.pointee.size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
-                let md = UnsafeRawPointer(sd.pointee.data!).loadUnaligned(as: AVMasteringDisplayMetadata.self)
-                if md.has_luminance != 0, md.max_luminance.den > 0, md.max_luminance.num > 0 {
-                    nits = Double(md.max_luminance.num) / Double(md.max_luminance.den)
-                }
+        let nits = transfer == .pq ? Self.contentPeak(frame) ?? 1000 : 1000
+        peak = max(1, nits / Self.referenceWhite)
+    }
+
+    /// MaxCLL if the frame carries a non-zero one, else the mastering display's peak luminance, in cd/m².
+    private static func contentPeak(_ frame: UnsafeMutablePointer<AVFrame>) -> Double? {
+        guard let av = try? LibAV.api() else { return nil }
+        if let sd = av.av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL), sd.pointee.size >= MemoryLayout<AVContentLightMetadata>.size {
+            let cll = UnsafeRawPointer(sd.pointee.data!).loadUnaligned(as: AVContentLightMetadata.self)
+            if cll.MaxCLL > 0 { return Double(cll.MaxCLL) }
+        }
+        if let sd = av.av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
+           sd.pointee.size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+            let md = UnsafeRawPointer(sd.pointee.data!).loadUnaligned(as: AVMasteringDisplayMetadata.self)
+            if md.has_luminance != 0, md.max_luminance.den > 0, md.max_luminance.num > 0 {
+                return Double(md.max_luminance.num) / Double(md.max_luminance.den)
             }
         }
-        if transfer == .hlg { nits = 1000 }  // HLG is scene-referred: its display peak, not the content's
-        peak = max(1, nits / Self.referenceWhite)
+        return nil
     }
 
     /// Maps `count` pixels of native-endian RGB48 (non-linear BT.2020, full range) to RGB24 sRGB.
