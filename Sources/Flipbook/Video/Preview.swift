@@ -102,7 +102,6 @@ public enum VideoPreview {
             // Each window from the keyframe at or before its start.
             let index = timeline.current
             try reader.seek(to: segment.start)
-            timeline.restartSegment()
             while timeline.current == index {
                 guard let frame = try reader.nextFrame() else {
                     timeline.finishSegment()
