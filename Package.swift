@@ -30,9 +30,15 @@ let package = Package(
             name: "CFFmpeg",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // libwebp's demuxer and animation decoder (animated WebP): Debian's libwebp-dev, pkg-config libwebpdemux.
+        .systemLibrary(
+            name: "CWebPDemux",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg"]
+            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CWebPDemux"]
         ),
         .executableTarget(
             name: "flipbook",

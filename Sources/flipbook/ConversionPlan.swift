@@ -47,15 +47,17 @@ struct ConversionPlan {
                 plan.notes.append("\(input): cannot be read, skipped")
                 continue
             }
-            guard MediaType.sniff(source) == .gif else {
-                if !isDirectoryEntryNoise(relative) { plan.notes.append("\(input): not a GIF, skipped") }
+            // GIFs, animated WebPs and APNGs; still WebP and PNG are not animations (sniffed from the bytes).
+            guard FrameSources.accepts(MediaType.sniff(source)) else {
+                if !isDirectoryEntryNoise(relative) { plan.notes.append("\(input): not a GIF, animated WebP or APNG, skipped") }
                 continue
             }
             let target: String
             if single {
                 target = output
             } else {
-                let stemmed = relative.hasSuffix(".gif") || relative.hasSuffix(".GIF") ? String(relative.dropLast(4)) : relative
+                let stemmed = animationExtensions.contains(fileExtension(relative)?.lowercased() ?? "")
+                    ? String(relative.dropLast(fileExtension(relative)!.count + 1)) : relative
                 target = "\(output.hasSuffix("/") ? String(output.dropLast()) : output)/\(stemmed).\(ext)"
             }
             plan.jobs.append(Job(input: input, output: target, upToDate: isNewer(target, than: input), bytes: source.count))
@@ -64,6 +66,9 @@ struct ConversionPlan {
         plan.jobs.sort { $0.bytes > $1.bytes }
         return plan
     }
+
+    /// File extensions dropped from an animation's name to make its output's.
+    static let animationExtensions: Set<String> = ["gif", "webp", "png", "apng"]
 
     private static func isDirectoryEntryNoise(_ name: String) -> Bool { baseName(name).hasPrefix(".") }
 

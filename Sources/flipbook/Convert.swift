@@ -10,15 +10,15 @@ extension VideoCodec: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert GIFs to looping, silent, timing-exact MP4 (or WebM).",
+        abstract: "Convert GIFs, animated WebPs and APNGs to looping, silent, timing-exact MP4 (or WebM).",
         discussion: """
-            INPUT is files or directories (searched recursively; files that are not GIFs are skipped with a \
-            note). With one input file, -o may name the output file; otherwise -o is a directory that mirrors \
+            INPUT is files or directories (searched recursively; files that are not GIFs, animated WebPs or \
+            APNGs, still WebP and PNG included, are skipped with a note). With one input file, -o may name the output file; otherwise -o is a directory that mirrors \
             the input tree. Outputs that are newer than their input are skipped, so an interrupted run can be \
             started again; every output is written to a temporary file and renamed into place.
             """)
 
-    @Argument(help: "GIF files or directories.") var inputs: [String]
+    @Argument(help: "GIF, animated WebP or APNG files, or directories.") var inputs: [String]
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: "Constant rate factor (lower: better and bigger).") var crf = 23
     @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
@@ -28,7 +28,7 @@ struct Convert: ParsableCommand {
     @Option(help: "Parallel conversions (default: the number of cores).") var jobs: Int?
     @Option(help: "Take only shard I of N (I from 0), by a stable hash of each file's path under its input root.")
     var shard: String?
-    @Flag(help: "Keep the GIF (copied to the output tree) when the video would be larger.") var keepSmaller = false
+    @Flag(help: "Keep the original (copied to the output tree) when the video would be larger.") var keepSmaller = false
     @Option(help: "Write a JSON-lines report here.") var report: String?
     @Flag(help: "Also write a JPEG poster (first frame) beside each video.") var poster = false
 
@@ -100,9 +100,11 @@ struct Convert: ParsableCommand {
                         line.durationMs = result.durationMs
                         line.loopCount = result.loopCount
                         if keep && result.outputBytes >= source.count {
-                            let gifCopy = replacingExtension(of: job.output, with: "gif")
+                            // The original, under its own extension: .gif, .webp or .png.
+                            let originalExtension = fileExtension(job.input)?.lowercased() ?? "gif"
+                            let gifCopy = replacingExtension(of: job.output, with: originalExtension)
                             try source.withContiguousBytes { try writeAtomically(Array($0), to: gifCopy, protecting: [job.input]) }
-                            line.status = "kept-gif"
+                            line.status = originalExtension == "gif" ? "kept-gif" : "kept-original"
                             line.output = gifCopy
                             line.outputBytes = source.count
                         } else {

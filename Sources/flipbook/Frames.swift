@@ -3,10 +3,10 @@ import Flipbook
 
 struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the composited frames of a GIF as images.",
+        abstract: "Write the composited frames of a GIF, animated WebP or APNG as images.",
         discussion: "Frames are decoded one at a time: memory stays at one canvas whatever the frame count.")
 
-    @Argument(help: "Input GIF.") var input: String
+    @Argument(help: "Input GIF, animated WebP or APNG.") var input: String
     @Option(name: .shortAndLong, help: "Output directory.") var output: String
     @Option(help: "Longer side of each frame, in pixels (default: canvas size).") var size: Int?
     @Option(help: "png or jpeg (JPEG flattens transparency onto white).") var format: OutputFormat = .png
@@ -33,32 +33,37 @@ struct Frames: ParsableCommand {
     func run() throws {
         do {
             let source = try FileByteSource(path: input)
-            guard MediaType.sniff(source) == .gif else {
-                throw FlipbookError(.unsupported, "frames takes a GIF; \(input) is \(MediaType.sniff(source))")
+            let type = MediaType.sniff(source)
+            guard FrameSources.accepts(type) else {
+                throw FlipbookError(.unsupported, "frames takes a GIF, animated WebP or APNG; \(input) is \(type)")
             }
-            let decoder = try GIFDecoder(source: source, options: GIFDecodeOptions(maxPixelSize: size))
+            let animation = try FrameSources.open(source)
             try makeDirectory(output)
             let target = at.flatMap(Self.milliseconds)
-            var last: GIFFrame?
+            var last: (AnimationFrame, Image)?
             var written = 0
-            while let frame = try decoder.nextFrame() {
-                last = frame
+            let info = animation.info
+            try animation.forEachFrame { frame, canvas in
                 if let target {
-                    guard frame.presentationTimeMs + frame.durationMs > target else { continue }
-                    try write(frame)
+                    guard frame.presentationTimeMs + frame.durationMs > target else {
+                        if frame.index == info.frameCount - 1 { last = (frame, FrameScaling.image(canvas, info: info, maxPixelSize: size)) }
+                        return true
+                    }
+                    try write(frame, FrameScaling.image(canvas, info: info, maxPixelSize: size))
                     written += 1
-                    break
+                    return false
                 }
-                if let every, frame.index % every != 0 { continue }
-                try write(frame)
+                if let every, frame.index % every != 0 { return true }
+                try write(frame, FrameScaling.image(canvas, info: info, maxPixelSize: size))
                 written += 1
+                return true
             }
             // A time past the end shows the last frame, as a player would.
             if target != nil, written == 0, let last {
-                try write(last)
+                try write(last.0, last.1)
                 written += 1
             }
-            for warning in decoder.warnings { printError("flipbook: \(input): warning: \(warning)") }
+            for warning in animation.warnings { printError("flipbook: \(input): warning: \(warning)") }
             printError("\(written) frame(s) written to \(output)")
         } catch {
             printError("flipbook: \(input): \(describe(error))")
@@ -66,9 +71,9 @@ struct Frames: ParsableCommand {
         }
     }
 
-    private func write(_ frame: GIFFrame) throws {
+    private func write(_ frame: AnimationFrame, _ image: Image) throws {
         let name = "frame-\(String(repeating: "0", count: max(0, 5 - String(frame.index).count)))\(frame.index).\(format.fileExtension)"
-        let encoded = try EncodedImage(image: frame.image, format: format, quality: quality)
+        let encoded = try EncodedImage(image: image, format: format, quality: quality)
         try writeAtomically(encoded.data, to: "\(output)/\(name)", protecting: [input])
     }
 }

@@ -88,17 +88,22 @@ public enum GIFToVideo {
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
-        let info = try GIFDecoder.info(source: source, options: options.decode)
-        var decodeOptions = options.decode
-        decodeOptions.maxPixelSize = options.maxSize
-        let decoder = try GIFDecoder(source: source, options: decodeOptions)
+        try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: options)
+    }
+
+    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees.
+    /// `inputBytes` is the source file's size, for the result's ratio.
+    public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
+        throws -> VideoConversionResult
+    {
+        let info = decoder.info
         var encoder: FrameEncoder?
         var pending: (rgb: [UInt8], pts: Int)?
         var gifFrames = 0, encodedFrames = 0, endMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
 
-        func handle(_ frame: GIFFrameInfo, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
+        func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
                 encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount)
@@ -119,24 +124,21 @@ public enum GIFToVideo {
             pending = (rgb, frame.presentationTimeMs)
         }
 
-        if let maxSize = options.maxSize, maxSize < max(decoder.canvasWidth, decoder.canvasHeight) {
-            while let frame = try decoder.nextFrame() {
-                try frame.image.pixels.withUnsafeBufferPointer {
-                    try handle(frame.info, rgba: $0, width: frame.image.width, height: frame.image.height)
-                }
+        try decoder.forEachFrame { meta, canvas in
+            if let scaled = FrameScaling.scaled(canvas, info: info, maxPixelSize: options.maxSize) {
+                try scaled.pixels.withUnsafeBufferPointer { try handle(meta, rgba: $0, width: scaled.width, height: scaled.height) }
+            } else {
+                try handle(meta, rgba: canvas, width: info.width, height: info.height)
             }
-        } else {
-            try decoder.forEachFrame { meta, canvas in
-                try handle(meta, rgba: canvas, width: decoder.canvasWidth, height: decoder.canvasHeight)
-            }
+            return true
         }
-        guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "GIF has no frames to convert") }
+        guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
         try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
         encodedFrames += 1
         let data = try enc.finish(endMs: endMs)
         return VideoConversionResult(
-            data: data, inputBytes: source.count, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
-            loopCount: info.loopCount, hadTransparency: info.hasTransparency, width: size.width, height: size.height,
+            data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
+            loopCount: info.loopCount, hadTransparency: info.hasAlpha, width: size.width, height: size.height,
             encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings)
     }
 }

@@ -1,0 +1,39 @@
+/// A GIF as a `FrameSource`: the block scan (`GIFDecoder.info`) for the header facts, then `GIFDecoder`'s
+/// own compositing, unchanged. The adapter adds no copy: the decoder's canvas is passed straight on.
+public final class GIFFrameSource: FrameSource {
+    public let info: AnimationInfo
+    /// The scan's own report, including raw centisecond delays and truncation.
+    public let gifInfo: GIFInfo
+    private let decoder: GIFDecoder
+
+    /// Scans the GIF's blocks (no pixel decoding), checks `limits`, then opens the decoder.
+    public init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions(), limits: AnimationLimits = AnimationLimits()) throws {
+        var options = options
+        options.maxCanvasPixels = min(options.maxCanvasPixels, limits.maxCanvasPixels)
+        options.maxFrames = min(options.maxFrames, limits.maxFrames)
+        options.maxPixelSize = nil  // the canvas at full size; callers scale
+        let scan = try GIFDecoder.info(source: source, options: options)
+        gifInfo = scan
+        info = AnimationInfo(type: .gif, width: scan.width, height: scan.height, frameCount: scan.frameCount,
+                             durationsMs: scan.delays.map { GIFTiming.displayedMilliseconds(centiseconds: $0) },
+                             durationMs: scan.durationMs, loopCount: scan.loopCount, hasAlpha: scan.hasTransparency, codec: "gif")
+        try limits.check(info, what: "GIF")
+        decoder = try GIFDecoder(source: source, options: options)
+    }
+
+    public var warnings: [String] { decoder.warnings }
+
+    private struct Stop: Error {}
+
+    public func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        do {
+            try decoder.forEachFrame { meta, canvas in
+                let frame = AnimationFrame(index: meta.index, presentationTimeMs: meta.presentationTimeMs,
+                                           durationMs: meta.durationMs, isPartial: meta.isPartial)
+                if try !body(frame, canvas) { throw Stop() }
+            }
+        } catch is Stop {
+            return
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// Animated WebP and APNG (GIF keeps `GIFPipeline`): probe from headers (frames, duration, loops,
+/// alpha), thumbnails from one composited frame, through the same `FrameSource` shape as GIF.
+public struct AnimationPipeline: MediaPipeline {
+    /// Canvas, frame and duration limits; the canvas limit is also held to the input's pixel limit.
+    public var limits: AnimationLimits
+
+    public init(limits: AnimationLimits = AnimationLimits()) { self.limits = limits }
+    public var name: String { "animation" }
+    public func accepts(_ type: MediaType) -> Bool { type == .animatedWebP || type == .apng }
+
+    /// Header facts only: WebP through libwebp's demuxer, APNG through a chunk-header scan.
+    public func probe(_ input: MediaInput) throws -> MediaInfo {
+        let animation = try open(input).info
+        var info = MediaInfo(type: input.type)
+        info.width = animation.width
+        info.height = animation.height
+        info.orientation = 1
+        info.frames = animation.frameCount
+        info.durationMs = animation.durationMs
+        info.loopCount = animation.loopCount
+        info.hasAlpha = animation.hasAlpha
+        info.codec = animation.codec
+        return info
+    }
+
+    /// Frame `request.frameIndex` (the last one if the animation is shorter), composited and downsampled.
+    /// Decodes the frames up to it, one canvas at a time.
+    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+        let source = try open(input)
+        var chosen: Image?
+        try source.forEachFrame { frame, canvas in
+            if frame.index >= request.frameIndex || frame.index == source.info.frameCount - 1 {
+                chosen = Image(width: source.info.width, height: source.info.height, channels: 4, pixels: Array(canvas))
+                return false
+            }
+            return true
+        }
+        // A damaged file may end before the last declared frame: take the last one decoded.
+        if chosen == nil {
+            var last: Image?
+            let again = try open(input)
+            try again.forEachFrame { _, canvas in
+                last = Image(width: again.info.width, height: again.info.height, channels: 4, pixels: Array(canvas))
+                return true
+            }
+            chosen = last
+        }
+        guard let image = chosen else { throw FlipbookError(.corrupt, "\(input.type) has no frames") }
+        let size = Size(width: image.width, height: image.height)
+        return StillPipeline.finish(image, fullSize: size, orientation: .up, request: request)
+    }
+
+    private func open(_ input: MediaInput) throws -> any FrameSource {
+        var limits = self.limits
+        limits.maxCanvasPixels = min(limits.maxCanvasPixels, input.limits.maxPixels)
+        return try FrameSources.open(input.source, limits: limits)
+    }
+}
