@@ -34,7 +34,10 @@ from PIL import Image
 def pillow_frames(src):
     im = Image.open(src)
     frames, durations = [], []
-    for i in range(getattr(im, "n_frames", 1)):
+    # Pillow shows an APNG's default image (an IDAT before any fcTL) as frame 0; browsers, and the APNG
+    # specification, leave it out of the animation: so does this reference.
+    first = 1 if im.info.get("default_image") else 0
+    for i in range(first, getattr(im, "n_frames", 1)):
         im.seek(i)
         im.load()  # Pillow fills in a WebP frame's duration when it decodes it
         durations.append(int(im.info.get("duration", 0) or 0))
@@ -84,7 +87,8 @@ def chromium_frames(src):
         for _ in range(200):
             try:
                 tabs = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json"))
-                page = [t for t in tabs if t.get("type") == "page"][0]
+                # Wait for the file:// page itself: the first about:blank is not a secure context.
+                page = [t for t in tabs if t.get("type") == "page" and t.get("url", "").startswith("file://")][0]
                 break
             except Exception:
                 time.sleep(0.1)

@@ -81,6 +81,7 @@ public enum VideoPreview {
     /// Decodes `segments` windows of `segmentLength` seconds (each from the keyframe at or before its
     /// position), scales and turns them upright, and encodes them back to back. Audio is dropped.
     public static func make(_ input: MediaInput, options: PreviewOptions = PreviewOptions()) throws -> Result {
+        if FrameSources.accepts(input.type) { return try AnimationPreview.make(input, options: options) }
         try options.validate()
         var sink = try makeSink(options)
         let reader = try VideoReader.spanning(input, maxPixelSize: options.size, for: "previews")
