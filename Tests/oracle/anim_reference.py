@@ -93,6 +93,17 @@ def chromium_frames(src):
             except Exception:
                 time.sleep(0.1)
         ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=600, max_size=None)
+        # ImageDecoder exists only once the secure file:// document has loaded; ask until it does.
+        for attempt in range(100):
+            ws.send(json.dumps({"id": 100 + attempt, "method": "Runtime.evaluate",
+                                "params": {"expression": "location.protocol + typeof ImageDecoder", "returnByValue": True}}))
+            while True:
+                reply = json.loads(ws.recv())
+                if reply.get("id") == 100 + attempt:
+                    break
+            if reply.get("result", {}).get("result", {}).get("value") == "file:function":
+                break
+            time.sleep(0.1)
         data = base64.b64encode(open(src, "rb").read()).decode()
         ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
                             "params": {"expression": f"window.__src='{data}'; window.__type='{kind}'"}}))
@@ -113,7 +124,10 @@ def chromium_frames(src):
         shutil.rmtree(profile, ignore_errors=True)
     frames = [base64.b64decode(f["px"]) for f in value["frames"]]
     loop = value["loop"]
-    # ImageDecoder's repetitionCount: Infinity (JSON null) for forever, else extra repetitions.
+    # ImageDecoder's repetitionCount: Infinity (JSON null) for forever, else the repetitions after the first
+    # play. Back to the file's own number: GIF's NETSCAPE count is repetitions, WebP's and APNG's are plays.
+    if loop is not None and kind != "image/gif":
+        loop += 1
     meta = {"format": kind, "width": value["w"], "height": value["h"], "frames": len(frames),
             "loop": 0 if loop is None else loop, "durations": [int(round(f["d"])) for f in value["frames"]]}
     return meta, frames
