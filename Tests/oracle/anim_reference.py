@@ -15,7 +15,8 @@ ImageDecoder (WebCodecs) over the DevTools protocol. Never Flipbook's code.
       each reference frame's display interval, with the browsers' timing rule (a stored duration of 10 ms or
       less plays as 100 ms). The video frame shown at an instant is the last one whose pts is not after it.
       The video is cropped to the reference's size when padded to even dimensions. Prints the mean and the
-      worst frame's SSIM: "MEAN MIN".
+      worst frame's SSIM: "MEAN MIN". Pictures under 16 pixels a side are compared on luma alone (ffmpeg's
+      filter needs 8x8 chroma planes).
 """
 import base64
 import json
@@ -200,7 +201,10 @@ def ssim(video, src, chromium, background):
                               "-f", "null", "-"], capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(out.stderr)
-        per = [float(line.split("All:")[1].split()[0]) for line in open(os.path.join(work, "s.log")) if "All:" in line]
+        # ffmpeg's ssim needs 8 samples a side per plane: with chroma planes under that (a picture under 16
+        # pixels a side) it reports inf for them, so such pictures are compared on luma alone.
+        key = "All:" if w >= 16 and h >= 16 else "Y:"
+        per = [float(line.split(key)[1].split()[0]) for line in open(os.path.join(work, "s.log")) if key in line]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{sum(per) / len(per):.5f} {min(per):.5f}")
