@@ -125,7 +125,7 @@ extension CLITests {
 
         let first = try flipbook("convert", dir.path("in"), "-o", dir.path("out"), "--report", dir.path("r.jsonl"), "--preset", "ultrafast")
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr.contains("notes.txt: not a GIF, skipped"))
+        #expect(first.stderr.contains("notes.txt: not a GIF, animated WebP or APNG, skipped"))
         for name in names { #expect(fm.fileExists(atPath: dir.path("out/" + name.replacingOccurrences(of: ".gif", with: ".mp4")))) }
         let report = try String(contentsOfFile: dir.path("r.jsonl"), encoding: .utf8).split(separator: "\n")
         #expect(report.count == 6)

@@ -65,10 +65,11 @@ public struct AnimationLimits: Sendable, Equatable {
     public var maxCanvasPixels = 50_000_000
     /// Most frames. Default 10,000, as GIFs.
     public var maxFrames = 10_000
-    /// Longest total displayed duration, in ms. Default one hour.
-    public var maxDurationMs = 3_600_000
+    /// Longest total displayed duration, in ms. Default 24 hours: GIFs that hold a frame for minutes exist
+    /// (a delay can be 655 s), and the work is bounded by frames and pixels; this catches nonsense timing.
+    public var maxDurationMs = 86_400_000
 
-    public init(maxCanvasPixels: Int = 50_000_000, maxFrames: Int = 10_000, maxDurationMs: Int = 3_600_000) {
+    public init(maxCanvasPixels: Int = 50_000_000, maxFrames: Int = 10_000, maxDurationMs: Int = 86_400_000) {
         self.maxCanvasPixels = maxCanvasPixels
         self.maxFrames = maxFrames
         self.maxDurationMs = maxDurationMs
