@@ -2,6 +2,21 @@
 #define FLIPBOOK_CPNG_H
 #include <png.h>
 #include <setjmp.h>
+#include <string.h>
+
+/// libpng's error callback must not return: it copies the message into the 256-byte buffer given as the
+/// error pointer and jumps back to the fb_png_* call that set the jump target. Warnings are dropped.
+static void fb_png_error(png_structp png, png_const_charp message) {
+    char *buffer = (char *)png_get_error_ptr(png);
+    if (buffer) { strncpy(buffer, message ? message : "libpng error", 255); buffer[255] = 0; }
+    png_longjmp(png, 1);
+}
+static void fb_png_warning(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+/// A read struct whose errors land in `error_buffer` (256 bytes, owned by the caller for its lifetime).
+static inline png_structp fb_png_create_read(char *error_buffer) {
+    return png_create_read_struct(PNG_LIBPNG_VER_STRING, error_buffer, fb_png_error, fb_png_warning);
+}
 
 /// libpng reports errors by longjmp to a jmp_buf set in the caller, which Swift cannot do: each libpng
 /// call that may fail goes through one of these, which sets the jump target and returns 0 on success,

@@ -50,3 +50,26 @@ enum ColourManagement {
         return Image(width: width, height: height, channels: 3, pixels: out)
     }
 }
+
+extension ColourManagement {
+    /// An RGB ICC profile (bytes) for the given CIE xy primaries and white point with the sRGB transfer
+    /// curve, made by Little CMS: how wide-gamut nclx colour boxes (Display P3, BT.2020) reach the ICC path.
+    static func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double),
+                           white: (Double, Double)) -> [UInt8]? {
+        var whitePoint = cmsCIExyY(x: white.0, y: white.1, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+                                        Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
+        // IEC 61966-2.1: parametric curve type 4.
+        let params: [cmsFloat64Number] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        guard let curve = params.withUnsafeBufferPointer({ cmsBuildParametricToneCurve(nil, 4, $0.baseAddress) }) else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        guard let profile = cmsCreateRGBProfile(&whitePoint, &primaries, &curves) else { return nil }
+        defer { cmsCloseProfile(profile) }
+        var size: cmsUInt32Number = 0
+        guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { return nil }
+        return bytes
+    }
+}

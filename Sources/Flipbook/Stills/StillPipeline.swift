@@ -1,11 +1,13 @@
-/// Stills: JPEG through TurboJPEG with shrink-on-load, everything else through libavcodec. Two phases, as
-/// in libvips: read the header and check limits, then decode at the chosen scale.
+/// Stills: JPEG through TurboJPEG with shrink-on-load, WebP through libwebp's scaled decode, PNG streamed
+/// through libpng, AVIF/HEIC through libheif, everything else (BMP, TIFF, APNG) through libavcodec. Two
+/// phases, as in libvips: read the header and check limits, then decode at the chosen scale. Embedded ICC
+/// profiles are applied on the small image (see `ColourManagement`).
 public struct StillPipeline: MediaPipeline {
     public init() {}
     public var name: String { "still" }
 
     public func accepts(_ type: MediaType) -> Bool {
-        [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff].contains(type)
+        [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff, .avif, .heic].contains(type)
     }
 
     public func probe(_ input: MediaInput) throws -> MediaInfo {
@@ -27,6 +29,9 @@ public struct StillPipeline: MediaPipeline {
         switch input.type {
         case .jpeg:
             return try input.source.withContiguousBytes { try jpegThumbnail($0, request, limits: input.limits) }
+        case .webp: return try webpThumbnail(input, request)
+        case .png: return try pngThumbnail(input, request)
+        case .avif, .heic: return try heifThumbnail(input, request)
         case .animatedWebP:
             throw FlipbookError(.unsupported, "animated WebP is not decodable by this libavcodec (5.x); only still WebP is")
         default:
