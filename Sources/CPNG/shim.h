@@ -1,6 +1,7 @@
 #ifndef FLIPBOOK_CPNG_H
 #define FLIPBOOK_CPNG_H
 #include <png.h>
+#include <zlib.h>
 #include <setjmp.h>
 #include <string.h>
 

@@ -104,7 +104,11 @@ enum HEIFDecoder {
         }
         let finished = StillPipeline.finish(image, fullSize: Size(width: image.width, height: image.height),
                                             orientation: .up, plan: plan)
-        image = request.keepProfile || profile.hdr != nil ? finished : ColourManagement.toSRGB(finished, profile: profile.icc)
+        if profile.hdr != nil {
+            image = finished  // tone-mapped to sRGB already
+        } else {
+            image = request.keepProfile ? finished.tagged(profile.icc) : ColourManagement.toSRGB(finished, profile: profile.icc)
+        }
         return Decoded(image: image, usedThumbnailItem: usedThumbnail)
     }
 

@@ -9,7 +9,8 @@ extension StillPipeline {
             try WebPScaledDecoder.decode($0, scale: plan.scale, limits: input.limits)
         }
         let image = Self.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
-        return request.keepProfile ? image : ColourManagement.toSRGB(image, profile: EmbeddedProfile.webp(input.source))
+        let profile = EmbeddedProfile.webp(input.source)
+        return request.keepProfile ? image.tagged(profile) : ColourManagement.toSRGB(image, profile: profile)
     }
 
     func pngThumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
@@ -17,7 +18,7 @@ extension StillPipeline {
         let plan = Self.plan(header, request)
         let decoded = try PNGStreamDecoder.decode(input.source, scale: plan.scale, limits: input.limits)
         let image = Self.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
-        return request.keepProfile ? image : ColourManagement.toSRGB(image, profile: decoded.profile)
+        return request.keepProfile ? image.tagged(decoded.profile) : ColourManagement.toSRGB(image, profile: decoded.profile)
     }
 
     func heifThumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
@@ -30,5 +31,14 @@ extension StillPipeline {
         let display = header.orientation.swapsAxes ? full.transposed : full
         return ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
                                   upscale: request.upscale).stored(for: header.orientation)
+    }
+}
+
+extension Image {
+    /// This image marked as being in `profile` (for `keepProfile`: the encoder embeds it).
+    func tagged(_ profile: [UInt8]?) -> Image {
+        var copy = self
+        copy.iccProfile = profile
+        return copy
     }
 }

@@ -73,7 +73,10 @@ public struct StillPipeline: MediaPipeline {
         let isCMYK = header.colorspace == TJCS_CMYK || header.colorspace == TJCS_YCCK
         let profile = EmbeddedProfile.jpeg(bytes)
         // RGB/grey profiles apply to the finished thumbnail (fewest pixels); CMYK ones inside the decode.
-        let colour: (Image) -> Image = { isCMYK ? $0 : ColourManagement.toSRGB($0, profile: profile) }
+        let colour: (Image) -> Image = {
+            if isCMYK { return $0 }  // converted inside the decode: there is no CMYK output to keep it for
+            return request.keepProfile ? $0.tagged(profile) : ColourManagement.toSRGB($0, profile: profile)
+        }
         if !isCMYK, let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
            let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
                                               full: full, plan: plan) {
