@@ -102,8 +102,8 @@ enum HEIFDecoder {
         } else {
             image = try decode8(chosen)
         }
-        let finished = StillPipeline.finish(image, fullSize: Size(width: image.width, height: image.height),
-                                            orientation: .up, plan: plan)
+        // `image` shows the whole primary image at its own size (thumbnail item, shrunk HDR, or full).
+        let finished = StillPipeline.finish(image, fullSize: full, orientation: .up, plan: plan)
         if profile.hdr != nil {
             image = finished  // tone-mapped to sRGB already
         } else {
