@@ -11,7 +11,7 @@ extension OutputFormat: ExpressibleByArgument {}
 
 struct Thumb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make thumbnails of images (JPEG, PNG, WebP, BMP, TIFF, and a GIF frame).",
+        abstract: "Make thumbnails of images (JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF, and a GIF frame).",
         discussion: """
             With one input, -o names the output file (its extension picks the format) or a directory. With \
             several inputs, -o is a directory and they are processed in parallel.

@@ -68,12 +68,9 @@ enum HEIFDecoder {
     static func header(_ source: some ByteSource, type: MediaType) throws -> StillHeader {
         try source.withContiguousBytes { bytes in
             let handle = try primary(bytes)
-            let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle.raw))
-            var header = StillHeader(width: handle.width, height: handle.height, hasAlpha: handle.hasAlpha,
-                                     codec: type == .avif ? "av1" : "hevc")
-            header.rawOrientation = nil
-            _ = bits
-            return header
+            // Orientation stays `.up`: libheif's transformations already give the displayed size.
+            return StillHeader(width: handle.width, height: handle.height, hasAlpha: handle.hasAlpha,
+                               codec: type == .avif ? "av1" : "hevc")
         }
     }
 
@@ -100,7 +97,8 @@ enum HEIFDecoder {
         if let transfer = profile.hdr, heif_image_handle_get_luma_bits_per_pixel(chosen.raw) > 8 {
             image = try decodeHDR(chosen, transfer: transfer, plan: plan, full: full)
         } else {
-            image = try decode8(chosen)
+            // Whole-factor box shrink straight out of libheif's plane (at least 2x left for the Lanczos).
+            image = try decode8(chosen, factor: PNGStreamDecoder.factor(scale: plan.scale * Double(full.width) / Double(chosen.width)))
         }
         // `image` shows the whole primary image at its own size (thumbnail item, shrunk HDR, or full).
         let finished = StillPipeline.finish(image, fullSize: full, orientation: .up, plan: plan)
@@ -169,19 +167,25 @@ enum HEIFDecoder {
         return result
     }
 
-    /// 8-bit interleaved RGB(A), libheif converting YCbCr and higher bit depths.
-    static func decode8(_ handle: Handle) throws -> Image {
+    /// 8-bit interleaved RGB(A), libheif converting YCbCr and higher bit depths; box-shrunk by `factor`.
+    static func decode8(_ handle: Handle, factor: Int = 1) throws -> Image {
         let alpha = handle.hasAlpha
         let image = try decode(handle, chroma: alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
         let channels = alpha ? 4 : 3
+        let premultiplied = alpha && heif_image_handle_is_premultiplied_alpha(handle.raw) != 0
         return try copyPlane(image, channels: channels, bytesPerSample: 1) { w, h, src, stride in
+            if factor > 1 {
+                var shrunk = BoxShrink.plane(src, stride: stride, width: w, height: h, channels: channels, factor: factor)
+                if premultiplied { unpremultiply(&shrunk.pixels) }
+                return shrunk
+            }
             var pixels = [UInt8](repeating: 0, count: w * h * channels)
             for y in 0..<h {
                 pixels.withUnsafeMutableBufferPointer { dst in
                     (dst.baseAddress! + y * w * channels).update(from: src + y * stride, count: w * channels)
                 }
             }
-            if alpha, heif_image_handle_is_premultiplied_alpha(handle.raw) != 0 { unpremultiply(&pixels) }
+            if premultiplied { unpremultiply(&pixels) }
             return Image(width: w, height: h, channels: channels, pixels: pixels)
         }
     }

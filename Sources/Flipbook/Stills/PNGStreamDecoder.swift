@@ -141,17 +141,31 @@ enum PNGStreamDecoder {
     @inline(__always)
     private static func accumulate(_ line: UnsafeMutableBufferPointer<UInt8>, into acc: UnsafeMutableBufferPointer<UInt32>,
                                    width: Int, channels: Int, factor k: Int) {
+        // Block by block: no division per pixel.
+        var x = 0, o = 0
         if channels == 3 {
-            for x in 0..<width {
-                let o = (x / k) * 3, i = x * 3
-                acc[o] &+= UInt32(line[i]); acc[o + 1] &+= UInt32(line[i + 1]); acc[o + 2] &+= UInt32(line[i + 2])
+            while x < width {
+                let end = min(width, x + k)
+                var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                while x < end {
+                    r &+= UInt32(line[3 * x]); g &+= UInt32(line[3 * x + 1]); b &+= UInt32(line[3 * x + 2])
+                    x += 1
+                }
+                acc[o] &+= r; acc[o + 1] &+= g; acc[o + 2] &+= b
+                o += 3
             }
         } else {
-            for x in 0..<width {
-                let o = (x / k) * 4, i = x * 4
-                let a = UInt32(line[i + 3])
-                acc[o] &+= UInt32(line[i]) &* a; acc[o + 1] &+= UInt32(line[i + 1]) &* a
-                acc[o + 2] &+= UInt32(line[i + 2]) &* a; acc[o + 3] &+= a
+            while x < width {
+                let end = min(width, x + k)
+                var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0, a: UInt32 = 0
+                while x < end {
+                    let alpha = UInt32(line[4 * x + 3])
+                    r &+= UInt32(line[4 * x]) &* alpha; g &+= UInt32(line[4 * x + 1]) &* alpha
+                    b &+= UInt32(line[4 * x + 2]) &* alpha; a &+= alpha
+                    x += 1
+                }
+                acc[o] &+= r; acc[o + 1] &+= g; acc[o + 2] &+= b; acc[o + 3] &+= a
+                o += 4
             }
         }
     }
