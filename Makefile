@@ -12,6 +12,8 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavut
                 libturbojpeg0-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
                 ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk \
                 liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev
+# Ghostscript's ICC profiles: a second CMYK profile (SWOP) for the colour tests.
+APT_PACKAGES += libgs-common
 
 # Python tools for tests and benchmarks (browser reference over CDP, SSIMULACRA2) live in a virtual
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
@@ -19,7 +21,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2
 
-.PHONY: all deps venv build release test demo bench samples clean
+.PHONY: all deps venv build release test demo bench bench-stills samples clean
 
 all: build
 
@@ -81,6 +83,11 @@ demo: release
 
 bench: release
 	bench/run.sh
+
+# Only the still-colour section of the benchmark (AVIF/HEIC, CMYK/XYB JPEG, huge WebP/PNG vs vipsthumbnail).
+bench-stills: release
+	scripts/make-still-bench.sh bench/work/stills >/dev/null
+	/usr/bin/python3 bench/still_colour.py
 
 clean:
 	rm -rf .build out bench/work

@@ -36,9 +36,19 @@ let package = Package(
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // Little CMS 2: embedded ICC profiles to sRGB.
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        // libwebp's decode API, for scaled decoding straight to the thumbnail size.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        // libheif: HEIC (libde265) and AVIF (libaom/dav1d) stills.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // libpng 1.6, row by row, so a large PNG's memory follows the thumbnail.
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        // The default CMYK profile (the one libvips uses), compiled in with #embed.
+        .target(name: "CFlipbookProfiles", exclude: ["cmyk.icm"]),
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CWebPDemux"]
+            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CPNG", "CFlipbookProfiles", "CWebPDemux"]
         ),
         .executableTarget(
             name: "flipbook",
@@ -54,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlipbookTests",
-            dependencies: ["Flipbook", "CFFmpeg", "CTurboJPEG", "CGIF"]
+            dependencies: ["Flipbook", "CFFmpeg", "CTurboJPEG", "CGIF", "CLCMS2"]
         ),
     ]
 )

@@ -281,6 +281,8 @@ def main():
         gif_section()
         convert_section()
         poster_section()
+        import still_colour
+        still_colour.section()
     finally:
         shutil.rmtree(out, ignore_errors=True)
 

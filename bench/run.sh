@@ -25,5 +25,8 @@ done
 [ -f "$work/gif-10.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=1" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/gif-10.gif"
 [ -f "$work/gif-400.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/gif-400.gif"
 
+# AVIF, HEIC, wide-gamut and CMYK JPEGs, a 144 MP WebP and 24 MP PNGs for the still-colour section.
+scripts/make-still-bench.sh "$work/stills" >/dev/null
+
 # Debian's interpreter: python3-pil (installed by the Makefile) lives there, whatever else is on PATH.
 exec /usr/bin/python3 bench/compare.py "$@"

@@ -71,13 +71,16 @@ public struct EncodedImage: Sendable {
 
     /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), PNG and WebP through libavcodec.
     public init(image: Image, format: OutputFormat, quality: Int) throws {
+        var encoded: [UInt8]
         switch format {
-        case .jpeg: data = try TurboJPEG.encode(image, quality: quality)
+        case .jpeg: encoded = try TurboJPEG.encode(image, quality: quality)
         case .png, .webp:
             // An alpha channel with nothing transparent in it only costs bytes (GIF frames often are such).
             let source = image.hasAlpha && !image.hasTransparentPixels ? image.flattened() : image
-            data = try LibAVStillCodec.encode(source, format: format, quality: quality)
+            encoded = try LibAVStillCodec.encode(source, format: format, quality: quality)
         }
+        if let profile = image.iccProfile { encoded = ProfileEmbedding.embed(profile, in: encoded, format: format) }
+        data = encoded
         width = image.width
         height = image.height
         self.format = format

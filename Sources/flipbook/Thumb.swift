@@ -11,7 +11,7 @@ extension OutputFormat: ExpressibleByArgument {}
 
 struct Thumb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make thumbnails of images (JPEG, PNG, WebP, BMP, TIFF, and a GIF frame).",
+        abstract: "Make thumbnails of images (JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF, and a GIF frame).",
         discussion: """
             With one input, -o names the output file (its extension picks the format) or a directory. With \
             several inputs, -o is a directory and they are processed in parallel.
@@ -27,6 +27,8 @@ struct Thumb: ParsableCommand {
     @Option(help: "Parallel workers for several inputs (default: the number of cores).") var jobs: Int?
     @Option(help: "Refuse images larger than this many megapixels.") var maxMegapixels = 100
     @Option(help: "For animated inputs (GIF): which frame, from 0 (default 0; past the end: the last).") var frame = 0
+    @Flag(help: "Keep the source's ICC profile, embedded in the output, instead of converting to sRGB (CMYK sources are still converted).")
+    var keepProfile = false
 
     func validate() throws {
         guard size > 0 else { throw ValidationError("--size must be positive") }
@@ -52,7 +54,7 @@ struct Thumb: ParsableCommand {
         }
 
         let request = ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality, format: chosenFormat,
-                                       frameIndex: frame)
+                                       frameIndex: frame, keepProfile: keepProfile)
         let limits = Limits(maxPixels: maxMegapixels * 1_000_000)
         let failures = Atomic<Int>(0)
         let progress = Progress(total: jobsList.count)

@@ -39,9 +39,11 @@ enum TurboJPEG {
         return Header(width: Int(w), height: Int(h), colorspace: TJCS(rawValue: UInt32(colorspace)))
     }
 
-    /// Decodes at `factor` to RGB (CMYK/YCCK converted, using Adobe's inverted convention when `adobe`).
-    /// Returns the image and a warning when libjpeg recovered from damage (for example a truncated scan).
-    static func decode(_ jpeg: UnsafeRawBufferPointer, header: Header, factor: tjscalingfactor, adobe: Bool)
+    /// Decodes at `factor` to RGB (CMYK/YCCK converted through `cmykProfile` or the default CMYK profile,
+    /// reading Adobe's inverted convention when `adobe`). Returns the image and a warning when libjpeg
+    /// recovered from damage (for example a truncated scan).
+    static func decode(_ jpeg: UnsafeRawBufferPointer, header: Header, factor: tjscalingfactor, adobe: Bool,
+                       cmykProfile: [UInt8]? = nil)
         throws -> (Image, warning: String?)
     {
         let handle = try Handle(compress: false)
@@ -66,20 +68,12 @@ enum TurboJPEG {
             }
         }
         guard cmyk else { return (Image(width: w, height: h, channels: 3, pixels: pixels), warning) }
-        var rgb = [UInt8](repeating: 0, count: w * h * 3)
-        pixels.withUnsafeBufferPointer { src in
-            rgb.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<(w * h) {
-                    // Photoshop stores inverted CMYK (255 = no ink); others store plain ink amounts.
-                    var c = Int(src[i * 4]), m = Int(src[i * 4 + 1]), y = Int(src[i * 4 + 2]), k = Int(src[i * 4 + 3])
-                    if !adobe { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
-                    dst[i * 3] = UInt8((c * k + 127) / 255)
-                    dst[i * 3 + 1] = UInt8((m * k + 127) / 255)
-                    dst[i * 3 + 2] = UInt8((y * k + 127) / 255)
-                }
-            }
+        // CMYK/YCCK through its embedded CMYK profile, else libvips's default one (Little CMS), at the
+        // decoded (already DCT-scaled) size.
+        let rgb = try pixels.withUnsafeBufferPointer {
+            try ColourManagement.cmykToSRGB($0, width: w, height: h, profile: cmykProfile, inverted: adobe)
         }
-        return (Image(width: w, height: h, channels: 3, pixels: rgb), warning)
+        return (rgb, warning)
     }
 
     /// Encodes an RGB image (alpha is flattened onto white first) as baseline 4:2:0 JPEG.

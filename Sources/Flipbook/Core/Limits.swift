@@ -5,6 +5,9 @@ public struct Limits: Sendable, Equatable {
     public var maxPixels: Int = 100_000_000
     /// Largest input accepted, in bytes. Default 512 MiB.
     public var maxInputBytes: Int = 512 << 20
+    /// Largest source decoded with scaling (WebP) or streamed row by row (PNG), in pixels. Memory then
+    /// follows the thumbnail; this bounds only the decoding time. Default 1,000 megapixels.
+    public var maxScaledPixels: Int = 1_000_000_000
 
     public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 512 << 20) {
         self.maxPixels = maxPixels
@@ -12,7 +15,8 @@ public struct Limits: Sendable, Equatable {
     }
 
     /// Throws if a `width` x `height` image may not be decoded.
-    func checkPixels(width: Int, height: Int, what: String = "image") throws {
+    func checkPixels(width: Int, height: Int, limit: Int? = nil, what: String = "image") throws {
+        let maxPixels = limit ?? self.maxPixels
         guard width > 0, height > 0 else {
             throw FlipbookError(.corrupt, "\(what) declares an empty size \(width)x\(height)")
         }

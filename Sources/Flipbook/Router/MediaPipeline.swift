@@ -30,15 +30,18 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public var format: OutputFormat = .jpeg
     /// For animated inputs: which frame to take. Default 0.
     public var frameIndex = 0
+    /// Keep the source's ICC profile (embedded in the output) instead of converting to sRGB. Default false.
+    public var keepProfile = false
 
     public init(maxPixelSize: Int = 256, fit: Fit = .inside, upscale: Bool = false, quality: Int = 80,
-                format: OutputFormat = .jpeg, frameIndex: Int = 0) {
+                format: OutputFormat = .jpeg, frameIndex: Int = 0, keepProfile: Bool = false) {
         self.maxPixelSize = maxPixelSize
         self.fit = fit
         self.upscale = upscale
         self.quality = quality
         self.format = format
         self.frameIndex = frameIndex
+        self.keepProfile = keepProfile
     }
 }
 

@@ -6,6 +6,9 @@ public struct Image: Sendable, Equatable {
     /// 3 (RGB) or 4 (RGBA).
     public var channels: Int
     public var pixels: [UInt8]
+    /// The ICC profile the pixels are in, when a request keeps the source's (`keepProfile`); nil means sRGB.
+    /// Encoders embed it. Operations that make a new image do not carry it: the pipeline sets it last.
+    public var iccProfile: [UInt8]?
 
     public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         precondition(channels == 3 || channels == 4, "Image supports RGB and RGBA")

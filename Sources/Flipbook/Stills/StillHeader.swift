@@ -19,6 +19,7 @@ struct StillHeader {
         case .webp, .animatedWebP: return try webp(source)
         case .bmp: return try bmp(source)
         case .tiff: return try source.withContiguousBytes { try tiff($0) }
+        case .avif, .heic: return try HEIFDecoder.header(source, type: type)
         default: throw FlipbookError(.unsupported, "\(type) is not a still format Flipbook reads")
         }
     }

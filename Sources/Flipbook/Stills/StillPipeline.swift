@@ -1,11 +1,13 @@
-/// Stills: JPEG through TurboJPEG with shrink-on-load, everything else through libavcodec. Two phases, as
-/// in libvips: read the header and check limits, then decode at the chosen scale.
+/// Stills: JPEG through TurboJPEG with shrink-on-load, WebP through libwebp's scaled decode, PNG streamed
+/// through libpng, AVIF/HEIC through libheif, everything else (BMP, TIFF, APNG) through libavcodec. Two
+/// phases, as in libvips: read the header and check limits, then decode at the chosen scale. Embedded ICC
+/// profiles are applied on the small image (see `ColourManagement`).
 public struct StillPipeline: MediaPipeline {
     public init() {}
     public var name: String { "still" }
 
     public func accepts(_ type: MediaType) -> Bool {
-        [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff].contains(type)
+        [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff, .avif, .heic].contains(type)
     }
 
     public func probe(_ input: MediaInput) throws -> MediaInfo {
@@ -27,6 +29,9 @@ public struct StillPipeline: MediaPipeline {
         switch input.type {
         case .jpeg:
             return try input.source.withContiguousBytes { try jpegThumbnail($0, request, limits: input.limits) }
+        case .webp: return try webpThumbnail(input, request)
+        case .png: return try pngThumbnail(input, request)
+        case .avif, .heic: return try heifThumbnail(input, request)
         case .animatedWebP:
             throw FlipbookError(.unsupported, "animated WebP is not decodable by this libavcodec (5.x); only still WebP is")
         default:
@@ -66,11 +71,17 @@ public struct StillPipeline: MediaPipeline {
         // The writer colour-converted an embedded thumbnail of a CMYK image its own way (Photoshop's
         // differs from the main image's naive conversion by ~30 levels on pil_sample_cmyk.jpg): decode those.
         let isCMYK = header.colorspace == TJCS_CMYK || header.colorspace == TJCS_YCCK
+        let profile = EmbeddedProfile.jpeg(bytes)
+        // RGB/grey profiles apply to the finished thumbnail (fewest pixels); CMYK ones inside the decode.
+        let colour: (Image) -> Image = {
+            if isCMYK { return $0 }  // converted inside the decode: there is no CMYK output to keep it for
+            return request.keepProfile ? $0.tagged(profile) : ColourManagement.toSRGB($0, profile: profile)
+        }
         if !isCMYK, let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
            let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
                                               full: full, plan: plan) {
             // The embedded thumbnail shows the whole main image: the plan's crop is in main-image pixels.
-            return Self.finish(image, fullSize: full, orientation: orientation, plan: plan)
+            return colour(Self.finish(image, fullSize: full, orientation: orientation, plan: plan))
         }
 
         let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
@@ -78,7 +89,8 @@ public struct StillPipeline: MediaPipeline {
         let factor = factors.first { abs(Double($0.num) / Double($0.denom) - chosen) < 1e-9 } ?? factors[0]
         let decoded: Image
         do {
-            decoded = try TurboJPEG.decode(bytes, header: header, factor: factor, adobe: markers.adobe).0
+            decoded = try TurboJPEG.decode(bytes, header: header, factor: factor, adobe: markers.adobe,
+                                           cmykProfile: isCMYK ? profile : nil).0
         } catch let turboError {
             return try libavFallback(bytes, request, limits: limits, orientation: orientation, turboError: turboError)
         }
@@ -87,7 +99,7 @@ public struct StillPipeline: MediaPipeline {
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
         let trimmed = Self.cropTopLeft(decoded, width: min(exactW, decoded.width), height: min(exactH, decoded.height))
-        return Self.finish(trimmed, fullSize: full, orientation: orientation, plan: plan)
+        return colour(Self.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
     }
 
     /// The EXIF thumbnail, decoded, if it covers the output at full resolution and has the main image's shape.
@@ -112,8 +124,9 @@ public struct StillPipeline: MediaPipeline {
         } catch {
             throw turboError  // TurboJPEG's diagnosis is the more precise one
         }
-        return Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
-                           request: request)
+        let finished = Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
+                                   request: request)
+        return ColourManagement.toSRGB(finished, profile: EmbeddedProfile.jpeg(bytes))
     }
 
     /// Resamples a decoded image (the whole source at some scale) to the plan and turns it upright.

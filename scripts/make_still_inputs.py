@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Makes the still inputs the corpus lacks, with Pillow (Debian's python3-pil, Little CMS inside) and numpy.
+
+  make_still_inputs.py icc OUT.icc {display-p3|adobe-rgb}
+      A matrix/TRC ICC v2 RGB profile written from the published primaries (Display P3: DCI-P3 primaries,
+      D65, sRGB curve; Adobe RGB (1998): its primaries, D65, gamma 563/256), colorants adapted to D50 by
+      Bradford as ICC requires. Written here from the specifications, not copied from anyone's file.
+  make_still_inputs.py photo OUT.png WIDTH HEIGHT [rgba]
+      A photo-like test picture (smooth colour fields, edges, fine texture, noise), RGB or RGBA.
+  make_still_inputs.py tag SRC.png PROFILE.icc OUT.jpg
+      SRC (taken as sRGB) converted into PROFILE's space by Little CMS and saved as JPEG with PROFILE embedded.
+  make_still_inputs.py cmyk SRC.png CMYK.icc OUT.jpg
+      SRC converted to CMYK through CMYK.icc and saved as an Adobe CMYK JPEG with that profile embedded.
+  make_still_inputs.py embed SRC.jpg PROFILE.icc OUT.jpg
+      SRC's bytes with PROFILE inserted after SOI as APP2 "ICC_PROFILE" segments (several when it is over
+      65,519 bytes), pixels untouched: how a YCCK JPEG gets its CMYK profile when no tool here writes YCCK.
+  make_still_inputs.py webp SRC.png OUT.webp / png SRC.png OUT.png
+      Re-encodes (WebP lossy q80, method 0; PNG zlib level 6).
+"""
+import io
+import struct
+import sys
+
+import numpy as np
+from PIL import Image, ImageCms
+
+Image.MAX_IMAGE_PIXELS = None
+
+PRIMARIES = {
+    "display-p3": ((0.680, 0.320), (0.265, 0.690), (0.150, 0.060), "srgb", "Display P3 (Flipbook test)"),
+    "adobe-rgb": ((0.640, 0.330), (0.210, 0.710), (0.150, 0.060), 563 / 256, "Adobe RGB 1998 compatible (Flipbook test)"),
+}
+D65 = (0.3127, 0.3290)
+D50_XYZ = np.array([0.9642, 1.0, 0.8249])
+
+
+def xyz(xy):
+    x, y = xy
+    return np.array([x / y, 1.0, (1 - x - y) / y])
+
+
+def icc_profile(kind):
+    r, g, b, curve, name = PRIMARIES[kind]
+    m = np.stack([xyz(r), xyz(g), xyz(b)], axis=1)
+    s = np.linalg.solve(m, xyz(D65))
+    colorants = m * s  # columns: XYZ of R, G, B at full, white = D65
+    bradford = np.array([[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]])
+    w_src, w_dst = bradford @ xyz(D65), bradford @ D50_XYZ
+    adapt = np.linalg.inv(bradford) @ np.diag(w_dst / w_src) @ bradford
+    colorants = adapt @ colorants
+
+    def s15(v):
+        return struct.pack(">i", int(round(v * 65536)))
+
+    def xyz_tag(v):
+        return b"XYZ " + b"\0" * 4 + b"".join(s15(c) for c in v)
+
+    def desc_tag(text):
+        t = text.encode() + b"\0"
+        return b"desc" + b"\0" * 4 + struct.pack(">I", len(t)) + t + b"\0" * 4 + b"\0" * 4 + b"\0" * 2 + b"\0" + b"\0" * 67
+
+    if curve == "srgb":
+        # parametric curve type 3 (IEC 61966-2.1): g, a, b, c, d
+        params = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        trc = b"para" + b"\0" * 4 + struct.pack(">HH", 3, 0) + b"".join(s15(p) for p in params)
+    else:
+        trc = b"curv" + b"\0" * 4 + struct.pack(">I", 1) + struct.pack(">H", int(round(curve * 256)))
+    tags = [(b"desc", desc_tag(name)), (b"cprt", b"text" + b"\0" * 4 + b"No copyright, test profile\0"),
+            (b"wtpt", xyz_tag(D50_XYZ)), (b"rXYZ", xyz_tag(colorants[:, 0])), (b"gXYZ", xyz_tag(colorants[:, 1])),
+            (b"bXYZ", xyz_tag(colorants[:, 2])), (b"rTRC", trc), (b"gTRC", trc), (b"bTRC", trc)]
+    offset = 128 + 4 + 12 * len(tags)
+    table, data = b"", b""
+    for sig, body in tags:
+        while len(body) % 4:
+            body += b"\0"
+        table += sig + struct.pack(">II", offset + len(data), len(body))
+        data += body
+    size = offset + len(data)
+    header = struct.pack(">I", size) + b"lcms" + bytes([2, 0x40, 0, 0]) + b"mntrRGB XYZ " + struct.pack(">6H", 2026, 1, 1, 0, 0, 0)
+    header += b"acsp" + b"APPL" + b"\0" * 4 + b"\0" * 4 + b"\0" * 4 + b"\0" * 8 + struct.pack(">I", 0)
+    header += b"".join(s15(c) for c in D50_XYZ) + b"\0" * 4 + b"\0" * 16 + b"\0" * 28
+    assert len(header) == 128, len(header)
+    return header + struct.pack(">I", len(tags)) + table + data
+
+
+def photo(width, height, alpha=False):
+    rng = np.random.default_rng(13)
+    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
+    u, v = x / width, y / height
+    r = 0.5 + 0.45 * np.sin(6.0 * u + 2.0 * np.sin(5 * v))
+    g = 0.5 + 0.45 * np.sin(4.0 * v + 3.0 * u * v + 1.0)
+    b = 0.5 + 0.45 * np.cos(7.0 * (u - v) ** 2 * 3)
+    rgb = np.stack([r, g, b], axis=-1)
+    # saturated patches (wide-gamut content matters most there) and sharp edges
+    rgb[(u > 0.1) & (u < 0.3) & (v > 0.6) & (v < 0.9)] = [0.95, 0.05, 0.1]
+    rgb[(u > 0.7) & (u < 0.9) & (v > 0.1) & (v < 0.35)] = [0.05, 0.85, 0.2]
+    texture = 0.06 * np.sin(x * 0.9) * np.sin(y * 0.7)
+    rgb += texture[..., None] + rng.normal(0, 0.02, (height, width, 1)).astype(np.float32)
+    out = (np.clip(rgb, 0, 1) * 255 + 0.5).astype(np.uint8)
+    if alpha:
+        a = (np.clip(1.2 - 2.0 * np.hypot(u - 0.5, v - 0.5), 0, 1) * 255).astype(np.uint8)
+        out = np.dstack([out, a])
+    return Image.fromarray(out, "RGBA" if alpha else "RGB")
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "icc":
+        open(sys.argv[2], "wb").write(icc_profile(sys.argv[3]))
+    elif cmd == "photo":
+        photo(int(sys.argv[3]), int(sys.argv[4]), len(sys.argv) > 5 and sys.argv[5] == "rgba").save(sys.argv[2], compress_level=1)
+    elif cmd == "tag":
+        src = Image.open(sys.argv[2]).convert("RGB")
+        data = open(sys.argv[3], "rb").read()
+        target = ImageCms.ImageCmsProfile(io.BytesIO(data))
+        out = ImageCms.profileToProfile(src, ImageCms.createProfile("sRGB"), target, renderingIntent=1)
+        out.save(sys.argv[4], quality=92, icc_profile=data)
+    elif cmd == "cmyk":
+        src = Image.open(sys.argv[2]).convert("RGB")
+        data = open(sys.argv[3], "rb").read()
+        out = ImageCms.profileToProfile(src, ImageCms.createProfile("sRGB"), ImageCms.ImageCmsProfile(io.BytesIO(data)),
+                                        renderingIntent=1, outputMode="CMYK")
+        out.save(sys.argv[4], quality=92, icc_profile=data)
+    elif cmd == "embed":
+        jpeg = open(sys.argv[2], "rb").read()
+        profile = open(sys.argv[3], "rb").read()
+        chunks = [profile[i:i + 65519] for i in range(0, len(profile), 65519)]
+        segments = b"".join(b"\xff\xe2" + struct.pack(">H", 2 + 14 + len(c)) + b"ICC_PROFILE\0" + bytes([n + 1, len(chunks)]) + c
+                            for n, c in enumerate(chunks))
+        open(sys.argv[4], "wb").write(jpeg[:2] + segments + jpeg[2:])
+    elif cmd == "webp":
+        Image.open(sys.argv[2]).save(sys.argv[3], quality=80, method=0)
+    elif cmd == "png":
+        Image.open(sys.argv[2]).save(sys.argv[3], compress_level=6)
+    else:
+        sys.exit(f"unknown command {cmd}")
+
+
+if __name__ == "__main__":
+    main()
