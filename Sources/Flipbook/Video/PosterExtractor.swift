@@ -143,6 +143,8 @@ final class VideoReader {
     }
 
     private var sawEnd = false
+    /// Frames the decoder has returned so far (tests check that dense storyboards decode each only once).
+    private(set) var framesDecoded = 0
 
     /// The next decoded frame in display order, valid until the next call; nil at the end of the stream.
     /// Damaged packets and frames are skipped.
@@ -151,7 +153,10 @@ final class VideoReader {
         av.av_frame_unref(frame.pointer)
         while true {
             let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
-            if received >= 0 { return frame.pointer }
+            if received >= 0 {
+                framesDecoded += 1
+                return frame.pointer
+            }
             if sawEnd { return nil }  // drained
             let status = av.av_read_frame(format.pointer, packet.pointer)
             if status < 0 {

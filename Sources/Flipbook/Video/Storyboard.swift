@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// Seek-bar preview sprites: JPEG sheets of tiles plus a WebVTT file whose cues point at
 /// `sheet.jpg#xywh=x,y,w,h` (the format video.js, Plyr, JW Player and Shaka read).
 public struct Storyboard: Sendable {
@@ -59,26 +61,83 @@ extension StoryboardOptions {
 }
 
 extension Storyboard {
-    /// Decodes one frame per tile (seek to the keyframe before each time, then forward to it) and lays
-    /// the tiles out in sheets. Memory: one decoded frame plus the sheet being filled.
+    /// Decodes the video forward once, keeping the frame on screen at each tile's time (the last frame whose
+    /// time is at or before it), and lays the tiles out in sheets. Each decoded frame is decoded and scaled at
+    /// most once, so dense storyboards (more tiles than frames) cost one pass; a seek happens only when the
+    /// next tile lies more than `seekGap` seconds past the last decoded frame. Memory: two decoded frames plus
+    /// the tiles and the sheet being filled.
     public static func make(_ input: MediaInput, options: StoryboardOptions = StoryboardOptions()) throws -> Storyboard {
+        try build(input, options: options).board
+    }
+
+    /// Tiles further apart than this (seconds) are reached by seeking instead of decoding through.
+    static let seekGap = 2.0
+
+    /// `make`, also saying how many frames it decoded and scaled (the tests check that none is done twice).
+    static func build(_ input: MediaInput, options: StoryboardOptions) throws -> (board: Storyboard, decoded: Int, rendered: Int) {
         try options.validate()
+        let av = try LibAV.api()
         let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
+        let times = plan.starts.map { Double($0) / 1000 }
         var tiles: [Image] = []
-        for start in plan.starts {
-            let t = Double(start) / 1000
-            var tile: Image?
-            try reader.decode(from: t) { frame in
-                if let s = reader.seconds(frame), s + 1e-6 < t { return false }
-                tile = try reader.renderer.render(frame)
-                return true
-            }
-            // Past the last decodable frame: repeat the one before, so every cue has a picture.
-            guard let picture = tile ?? tiles.last else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
-            tiles.append(picture)
+        tiles.reserveCapacity(times.count)
+        var rendered = 0
+        // The frame on screen before the one just decoded, and its tile once scaled.
+        let held = try Frame()
+        var haveHeld = false, heldTile: Image?
+        var lastSeconds: Double?, lastSeek: Double?
+        // Seek across a long gap, once per target (a seek lands on the keyframe before it, maybe long before).
+        func shouldSeek(to t: Double) -> Bool {
+            guard let lastSeconds, let lastSeek else { return true }
+            return t - lastSeconds > seekGap && t > lastSeek
         }
-        return try assemble(tiles, plan: plan, options: options)
+        func heldPicture() throws -> Image {
+            if let heldTile { return heldTile }
+            let tile = try reader.renderer.render(held.pointer)
+            rendered += 1
+            heldTile = tile
+            return tile
+        }
+        func hold(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+            av.av_frame_unref(held.pointer)
+            try LibAV.check(av.av_frame_ref(held.pointer, frame), "av_frame_ref")
+            haveHeld = true
+            heldTile = nil
+        }
+        decoding: while tiles.count < times.count {
+            try Cancellation.check("the storyboard")
+            if shouldSeek(to: times[tiles.count]) {
+                lastSeek = times[tiles.count]
+                try reader.seek(to: times[tiles.count])
+                av.av_frame_unref(held.pointer)
+                haveHeld = false
+                heldTile = nil
+            }
+            while let frame = try reader.nextFrame() {
+                try Cancellation.check("the storyboard")
+                guard let s = reader.seconds(frame) else {
+                    // No timestamp: it stands for the next tile.
+                    try hold(frame)
+                    tiles.append(try heldPicture())
+                    if tiles.count == times.count { break decoding }
+                    continue
+                }
+                lastSeconds = s
+                // Tiles before this frame's time show the held frame (or this one, if it is the first).
+                while tiles.count < times.count, times[tiles.count] + 1e-6 < s {
+                    if !haveHeld { try hold(frame) }
+                    tiles.append(try heldPicture())
+                }
+                if tiles.count == times.count { break decoding }
+                try hold(frame)
+                if shouldSeek(to: times[tiles.count]) { continue decoding }
+            }
+            // End of the stream: the last frame stays on screen for every remaining tile.
+            guard haveHeld || !tiles.isEmpty else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+            while tiles.count < times.count { tiles.append(haveHeld ? try heldPicture() : tiles.last!) }
+        }
+        return (try assemble(tiles, plan: plan, options: options), reader.framesDecoded, rendered)
     }
 
     /// When the tiles are taken: `count` start times in ms, evenly spread, the first at 0.
