@@ -149,6 +149,7 @@ final class VideoReader {
     /// The next decoded frame in display order, valid until the next call; nil at the end of the stream.
     /// Damaged packets and frames are skipped.
     func nextFrame() throws -> UnsafeMutablePointer<AVFrame>? {
+        try Cancellation.check("video decoding")  // posters, storyboards, previews and bundles all decode here
         let av = try LibAV.api()
         av.av_frame_unref(frame.pointer)
         while true {

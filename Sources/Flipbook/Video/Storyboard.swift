@@ -106,7 +106,6 @@ extension Storyboard {
             heldTile = nil
         }
         decoding: while tiles.count < times.count {
-            try Cancellation.check("the storyboard")
             if shouldSeek(to: times[tiles.count]) {
                 lastSeek = times[tiles.count]
                 try reader.seek(to: times[tiles.count])
@@ -115,7 +114,6 @@ extension Storyboard {
                 heldTile = nil
             }
             while let frame = try reader.nextFrame() {
-                try Cancellation.check("the storyboard")
                 guard let s = reader.seconds(frame) else {
                     // No timestamp: it stands for the next tile.
                     try hold(frame)
