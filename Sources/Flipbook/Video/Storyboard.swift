@@ -77,15 +77,20 @@ extension Storyboard {
     static func build(_ input: MediaInput, options: StoryboardOptions) throws -> (board: Storyboard, decoded: Int, rendered: Int) {
         try options.validate()
         let av = try LibAV.api()
-        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
+        // Frame threads: dense storyboards are one forward pass; sparse ones lose at most a frame or two in
+        // flight at each seek.
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards", forwardPass: true)
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
+        // Tiles are a few percent of the frame: deblocking averages away (as for posters, see PosterExtractor).
+        let par = reader.stream.pointee.codecpar.pointee
+        if max(Int(par.width), Int(par.height)) >= 4 * options.tileSize { reader.codec.pointer.pointee.skip_loop_filter = AVDISCARD_ALL }
         let times = plan.starts.map { Double($0) / 1000 }
         var tiles: [Image] = []
         tiles.reserveCapacity(times.count)
         var rendered = 0
-        // The frame on screen before the one just decoded, and its tile once scaled.
+        // The frame on screen before the one just decoded: its tile once scaled, else the frame itself.
         let held = try Frame()
-        var haveHeld = false, heldTile: Image?
+        var haveHeld = false, heldTile: Image?, gap = 0.0
         var lastSeconds: Double?, lastSeek: Double?
         // Seek across a long gap, once per target (a seek lands on the keyframe before it, maybe long before).
         func shouldSeek(to t: Double) -> Bool {
@@ -99,11 +104,18 @@ extension Storyboard {
             heldTile = tile
             return tile
         }
-        func hold(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        // A frame that a tile will likely show (the next tile is due within two frame gaps) is scaled at
+        // once and not kept: holding 8K frames past the decoder's own use costs 50 MB each.
+        func hold(_ frame: UnsafeMutablePointer<AVFrame>, likelyShown: Bool) throws {
             av.av_frame_unref(held.pointer)
-            try LibAV.check(av.av_frame_ref(held.pointer, frame), "av_frame_ref")
             haveHeld = true
             heldTile = nil
+            if likelyShown {
+                heldTile = try reader.renderer.render(frame)
+                rendered += 1
+            } else {
+                try LibAV.check(av.av_frame_ref(held.pointer, frame), "av_frame_ref")
+            }
         }
         decoding: while tiles.count < times.count {
             if shouldSeek(to: times[tiles.count]) {
@@ -116,19 +128,24 @@ extension Storyboard {
             while let frame = try reader.nextFrame() {
                 guard let s = reader.seconds(frame) else {
                     // No timestamp: it stands for the next tile.
-                    try hold(frame)
+                    try hold(frame, likelyShown: true)
                     tiles.append(try heldPicture())
                     if tiles.count == times.count { break decoding }
                     continue
                 }
+                if let lastSeconds, s > lastSeconds { gap = s - lastSeconds }
                 lastSeconds = s
                 // Tiles before this frame's time show the held frame (or this one, if it is the first).
+                var heldIsThis = false
                 while tiles.count < times.count, times[tiles.count] + 1e-6 < s {
-                    if !haveHeld { try hold(frame) }
+                    if !haveHeld {
+                        try hold(frame, likelyShown: true)
+                        heldIsThis = true
+                    }
                     tiles.append(try heldPicture())
                 }
                 if tiles.count == times.count { break decoding }
-                try hold(frame)
+                if !heldIsThis { try hold(frame, likelyShown: times[tiles.count] - s < 2 * gap) }
                 if shouldSeek(to: times[tiles.count]) { continue decoding }
             }
             // End of the stream: the last frame stays on screen for every remaining tile.
