@@ -91,3 +91,16 @@ bench-stills: release
 
 clean:
 	rm -rf .build out bench/work
+
+.PHONY: fuzz sanitize
+
+# libFuzzer targets (Tests/Fuzz), -sanitize=fuzzer,address, in .build-fuzz; FUZZ_SECONDS per target
+# (default 60). Not part of `make test` or CI. See Tests/Fuzz/README.md.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# The test suite under AddressSanitizer (with LeakSanitizer) in .build-asan, then the concurrent parts
+# (parallel convert and thumb in a ThreadSanitizer build of the CLI, .build-tsan). Not part of CI.
+sanitize: venv
+	scripts/sanitize.sh

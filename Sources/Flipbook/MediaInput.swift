@@ -43,7 +43,8 @@ public struct MediaInput: Sendable {
 
     /// The decoded thumbnail: upright, exactly the planned size.
     public func thumbnailImage(_ request: ThumbnailRequest) throws -> Image {
-        try router.pipeline(for: type).thumbnail(self, request)
+        try Cancellation.check("the thumbnail")  // a batch stops between files; GIF and video also per frame
+        return try router.pipeline(for: type).thumbnail(self, request)
     }
 
     /// An encoded thumbnail. Decodes at reduced size where the format allows (JPEG: 1/8 to 1/1), so memory

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Flipbook
 
@@ -8,4 +11,14 @@ struct FlipbookCommand: ParsableCommand {
         abstract: "Thumbnails, frames and probes for images and video.",
         subcommands: [Thumb.self, Frames.self, Convert.self, Poster.self, PreviewCommand.self, StoryboardCommand.self, BundleCommand.self, Probe.self]
     )
+
+    /// The first Ctrl-C asks running decodes and encodes to stop at their next frame (they fail with a
+    /// "cancelled" error and write nothing: outputs are atomic); a second one ends the process at once.
+    static func main() {
+        signal(SIGINT) { _ in
+            Cancellation.requestStop()
+            signal(SIGINT, SIG_DFL)
+        }
+        main(nil)
+    }
 }

@@ -89,7 +89,7 @@ public final class GIFDecoder {
     /// Composites the next frame onto the canvas and describes it.
     private func advance() throws -> GIFFrameInfo? {
         while !finished {
-            if options.isCancelled?() == true { throw FlipbookError(.cancelled, "GIF decoding was cancelled") }
+            if options.isCancelled?() == true || Cancellation.isRequested { throw FlipbookError(.cancelled, "GIF decoding was cancelled") }
             let record: GIFReader.Record
             do {
                 record = try reader.nextRecord()

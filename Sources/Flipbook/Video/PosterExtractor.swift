@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where in a video the poster comes from.
 public enum PosterPosition: Sendable, Equatable {
@@ -68,7 +71,9 @@ final class VideoReader {
     private let timeBase: AVRational
     private let startTS: Int64
 
-    init(_ input: MediaInput, request: ThumbnailRequest, maxCodedPixels: Int) throws {
+    /// `forwardPass`: the caller decodes long runs of consecutive frames (storyboards), so frame threading
+    /// pays; otherwise one thread (see below).
+    init(_ input: MediaInput, request: ThumbnailRequest, maxCodedPixels: Int, forwardPass: Bool = false) throws {
         let av = try LibAV.api()
         // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
         // needed when they do not, and would read much more of the file than one poster needs.
@@ -91,6 +96,10 @@ final class VideoReader {
         // One thread: frame threading would decode (and hold) a frame per thread before returning the
         // first, and posters and storyboards need the first frame after a keyframe.
         codec.pointer.pointee.thread_count = 1
+        if forwardPass {
+            codec.pointer.pointee.thread_count = Self.frameThreads(width: Int(par.pointee.width), height: Int(par.pointee.height))
+            codec.pointer.pointee.thread_type = FF_THREAD_FRAME
+        }
         codec.pointer.pointee.max_pixels = Int64(limit)
         try codec.open()
         timeBase = stream.pointee.time_base
@@ -108,11 +117,21 @@ final class VideoReader {
         frame = try Frame()
     }
 
+    /// Frame threads for a forward pass: each extra thread holds one more decoded frame, so as many as the
+    /// cores allow (at most 4) while the extra frames stay within 64 MB: 4K gets up to 3, 1080p up to 4, 8K
+    /// none (its 5-6 reference frames already take ~270 MB; a second thread would pass the 300 MB budget).
+    static func frameThreads(width: Int, height: Int) -> Int32 {
+        let frameBytes = max(1, width * height * 3)  // up to 4:2:0 at 16 bits per sample
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return Int32(max(1, min(4, cores, 1 + (64 << 20) / frameBytes)))
+    }
+
     /// A reader for work that spans the whole video (previews, storyboards): `input` must be a video of
     /// known duration, decoded at up to 8K x 8K, rendered to `maxPixelSize`.
-    static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String) throws -> VideoReader {
+    static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false) throws -> VideoReader {
         guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: 8192 * 8192)
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: 8192 * 8192,
+                                     forwardPass: forwardPass)
         guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         return reader
     }
@@ -143,15 +162,21 @@ final class VideoReader {
     }
 
     private var sawEnd = false
+    /// Frames the decoder has returned so far (tests check that dense storyboards decode each only once).
+    private(set) var framesDecoded = 0
 
     /// The next decoded frame in display order, valid until the next call; nil at the end of the stream.
     /// Damaged packets and frames are skipped.
     func nextFrame() throws -> UnsafeMutablePointer<AVFrame>? {
+        try Cancellation.check("video decoding")  // posters, storyboards, previews and bundles all decode here
         let av = try LibAV.api()
         av.av_frame_unref(frame.pointer)
         while true {
             let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
-            if received >= 0 { return frame.pointer }
+            if received >= 0 {
+                framesDecoded += 1
+                return frame.pointer
+            }
             if sawEnd { return nil }  // drained
             let status = av.av_read_frame(format.pointer, packet.pointer)
             if status < 0 {

@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// Seek-bar preview sprites: JPEG sheets of tiles plus a WebVTT file whose cues point at
 /// `sheet.jpg#xywh=x,y,w,h` (the format video.js, Plyr, JW Player and Shaka read).
 public struct Storyboard: Sendable {
@@ -59,26 +61,98 @@ extension StoryboardOptions {
 }
 
 extension Storyboard {
-    /// Decodes one frame per tile (seek to the keyframe before each time, then forward to it) and lays
-    /// the tiles out in sheets. Memory: one decoded frame plus the sheet being filled.
+    /// Decodes the video forward once, keeping the frame on screen at each tile's time (the last frame whose
+    /// time is at or before it), and lays the tiles out in sheets. Each decoded frame is decoded and scaled at
+    /// most once, so dense storyboards (more tiles than frames) cost one pass; a seek happens only when the
+    /// next tile lies more than `seekGap` seconds past the last decoded frame. Memory: two decoded frames plus
+    /// the tiles and the sheet being filled.
     public static func make(_ input: MediaInput, options: StoryboardOptions = StoryboardOptions()) throws -> Storyboard {
+        try build(input, options: options).board
+    }
+
+    /// Tiles further apart than this (seconds) are reached by seeking instead of decoding through.
+    static let seekGap = 2.0
+
+    /// `make`, also saying how many frames it decoded and scaled (the tests check that none is done twice).
+    static func build(_ input: MediaInput, options: StoryboardOptions) throws -> (board: Storyboard, decoded: Int, rendered: Int) {
         try options.validate()
-        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards")
+        let av = try LibAV.api()
+        // Frame threads: dense storyboards are one forward pass; sparse ones lose at most a frame or two in
+        // flight at each seek.
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards", forwardPass: true)
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
+        // Tiles are a few percent of the frame: deblocking averages away (as for posters, see PosterExtractor).
+        let par = reader.stream.pointee.codecpar.pointee
+        if max(Int(par.width), Int(par.height)) >= 4 * options.tileSize { reader.codec.pointer.pointee.skip_loop_filter = AVDISCARD_ALL }
+        let times = plan.starts.map { Double($0) / 1000 }
         var tiles: [Image] = []
-        for start in plan.starts {
-            let t = Double(start) / 1000
-            var tile: Image?
-            try reader.decode(from: t) { frame in
-                if let s = reader.seconds(frame), s + 1e-6 < t { return false }
-                tile = try reader.renderer.render(frame)
-                return true
-            }
-            // Past the last decodable frame: repeat the one before, so every cue has a picture.
-            guard let picture = tile ?? tiles.last else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
-            tiles.append(picture)
+        tiles.reserveCapacity(times.count)
+        var rendered = 0
+        // The frame on screen before the one just decoded: its tile once scaled, else the frame itself.
+        let held = try Frame()
+        var haveHeld = false, heldTile: Image?, gap = 0.0
+        var lastSeconds: Double?, lastSeek: Double?
+        // Seek across a long gap, once per target (a seek lands on the keyframe before it, maybe long before).
+        func shouldSeek(to t: Double) -> Bool {
+            guard let lastSeconds, let lastSeek else { return true }
+            return t - lastSeconds > seekGap && t > lastSeek
         }
-        return try assemble(tiles, plan: plan, options: options)
+        func heldPicture() throws -> Image {
+            if let heldTile { return heldTile }
+            let tile = try reader.renderer.render(held.pointer)
+            rendered += 1
+            heldTile = tile
+            return tile
+        }
+        // A frame that a tile will likely show (the next tile is due within two frame gaps) is scaled at
+        // once and not kept: holding 8K frames past the decoder's own use costs 50 MB each.
+        func hold(_ frame: UnsafeMutablePointer<AVFrame>, likelyShown: Bool) throws {
+            av.av_frame_unref(held.pointer)
+            haveHeld = true
+            heldTile = nil
+            if likelyShown {
+                heldTile = try reader.renderer.render(frame)
+                rendered += 1
+            } else {
+                try LibAV.check(av.av_frame_ref(held.pointer, frame), "av_frame_ref")
+            }
+        }
+        decoding: while tiles.count < times.count {
+            if shouldSeek(to: times[tiles.count]) {
+                lastSeek = times[tiles.count]
+                try reader.seek(to: times[tiles.count])
+                av.av_frame_unref(held.pointer)
+                haveHeld = false
+                heldTile = nil
+            }
+            while let frame = try reader.nextFrame() {
+                guard let s = reader.seconds(frame) else {
+                    // No timestamp: it stands for the next tile.
+                    try hold(frame, likelyShown: true)
+                    tiles.append(try heldPicture())
+                    if tiles.count == times.count { break decoding }
+                    continue
+                }
+                if let lastSeconds, s > lastSeconds { gap = s - lastSeconds }
+                lastSeconds = s
+                // Tiles before this frame's time show the held frame (or this one, if it is the first).
+                var heldIsThis = false
+                while tiles.count < times.count, times[tiles.count] + 1e-6 < s {
+                    if !haveHeld {
+                        try hold(frame, likelyShown: true)
+                        heldIsThis = true
+                    }
+                    tiles.append(try heldPicture())
+                }
+                if tiles.count == times.count { break decoding }
+                if !heldIsThis { try hold(frame, likelyShown: times[tiles.count] - s < 2 * gap) }
+                if shouldSeek(to: times[tiles.count]) { continue decoding }
+            }
+            // End of the stream: the last frame stays on screen for every remaining tile.
+            guard haveHeld || !tiles.isEmpty else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+            while tiles.count < times.count { tiles.append(haveHeld ? try heldPicture() : tiles.last!) }
+        }
+        return (try assemble(tiles, plan: plan, options: options), reader.framesDecoded, rendered)
     }
 
     /// When the tiles are taken: `count` start times in ms, evenly spread, the first at 0.

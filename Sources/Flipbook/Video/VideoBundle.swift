@@ -49,10 +49,12 @@ public struct VideoBundle: Sendable {
         let posterFallback = try Frame(), lastFrame = try Frame()
         var haveFallback = false, haveLast = false
 
-        // The storyboard: the first frame at or after each tile's time.
+        // The storyboard: the frame on screen at each tile's time (the last one at or before it), as
+        // Storyboard.make picks it; each frame scaled once however many tiles show it.
         let tileRenderer = try request.storyboard.map { try renderer(ThumbnailRequest(maxPixelSize: $0.tileSize)) }
         let plan = request.storyboard.map { Storyboard.Plan(durationSeconds: duration, options: $0) }
         var tiles: [Image] = []
+        var tileOfLast: Image?, lastIsPrevious = false
 
         // The preview: the same segment rules as VideoPreview.make.
         let previewRenderer = try request.preview.map { try renderer(ThumbnailRequest(maxPixelSize: $0.size)) }
@@ -76,13 +78,30 @@ public struct VideoBundle: Sendable {
                 lastSeek = wanted
                 result.seeks += 1
                 timeline?.restartSegment()
+                lastIsPrevious = false
+                tileOfLast = nil
             }
             guard let frame = try reader.nextFrame() else { break }
             result.framesDecoded += 1
             let t = reader.seconds(frame) ?? (cursor ?? 0)
             cursor = max(cursor ?? t, t)
+            if let plan, let tileRenderer {
+                // Tiles before this frame show the one before it; a tile at this frame's time waits for the next.
+                var tileOfThis: Image?
+                while tiles.count < plan.starts.count, Double(plan.starts[tiles.count]) / 1000 + 1e-6 < t {
+                    if lastIsPrevious {
+                        tileOfLast = try tileOfLast ?? tileRenderer.render(lastFrame.pointer)
+                        tiles.append(tileOfLast!)
+                    } else {
+                        tileOfThis = try tileOfThis ?? tileRenderer.render(frame)
+                        tiles.append(tileOfThis!)
+                    }
+                }
+                tileOfLast = tileOfThis
+            }
             av.av_frame_unref(lastFrame.pointer)
             haveLast = av.av_frame_ref(lastFrame.pointer, frame) >= 0
+            lastIsPrevious = haveLast
 
             if let at = posterAt, let poster = request.poster, let posterRenderer, t + 1e-6 >= at {
                 posterScanned += 1
@@ -92,13 +111,6 @@ public struct VideoBundle: Sendable {
                     posterAt = nil
                 } else if !haveFallback {
                     haveFallback = av.av_frame_ref(posterFallback.pointer, frame) >= 0
-                }
-            }
-            if let plan, let tileRenderer {
-                var tile: Image?
-                while tiles.count < plan.starts.count, t + 1e-6 >= Double(plan.starts[tiles.count]) / 1000 {
-                    tile = try tile ?? tileRenderer.render(frame)
-                    tiles.append(tile!)
                 }
             }
             if timeline != nil, let previewRenderer, let ms = timeline!.offer(t) {
@@ -112,6 +124,10 @@ public struct VideoBundle: Sendable {
             else if haveLast { result.poster = try posterRenderer.render(lastFrame.pointer) }
         }
         if let plan, let options = request.storyboard {
+            if tiles.count < plan.starts.count, haveLast, let tileRenderer {
+                let tile = try tileOfLast ?? tileRenderer.render(lastFrame.pointer)
+                while tiles.count < plan.starts.count { tiles.append(tile) }
+            }
             while tiles.count < plan.starts.count, let previous = tiles.last { tiles.append(previous) }
             if tiles.isEmpty, haveLast, let tileRenderer { tiles = Array(repeating: try tileRenderer.render(lastFrame.pointer), count: plan.starts.count) }
             result.storyboard = try Storyboard.assemble(tiles, plan: plan, options: options)
