@@ -36,7 +36,8 @@ public struct VideoConversionOptions: Sendable {
     public var crf = 23
     /// Encoder speed preset. Default "medium", as x264's.
     public var preset = "medium"
-    /// Scale the longer side down to at most this while decoding (nil: the GIF's size). Default nil.
+    /// Scale the longer side down while decoding so that no side of the video (padded to even) is over this
+    /// (nil: the GIF's size). Default nil.
     public var maxSize: Int?
     /// Transparent pixels are flattened onto this colour. Default white.
     public var background: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 255)
@@ -44,7 +45,9 @@ public struct VideoConversionOptions: Sendable {
     public var codec = VideoCodec.h264
     /// Default MP4.
     public var container = VideoContainer.mp4
-    /// Encoder threads; 0 lets the encoder choose. Set 1 when running one conversion per core.
+    /// Encoder threads. 0 (the default): fixed per file from the frame size (`FrameEncoder.threads`), never
+    /// from the machine or the number of parallel conversions, because x264 writes different bytes with
+    /// different thread counts and outputs must not depend on `--jobs`.
     public var threads = 0
     /// Also produce a JPEG of the first frame at this quality (nil: no poster). Default nil.
     public var posterQuality: Int?
@@ -90,7 +93,8 @@ public enum GIFToVideo {
     {
         let info = try GIFDecoder.info(source: source, options: options.decode)
         var decodeOptions = options.decode
-        decodeOptions.maxPixelSize = options.maxSize
+        // Rounded down to even: the encoder pads odd sides by one, which must not take a side over the limit.
+        decodeOptions.maxPixelSize = options.maxSize.map { max(2, $0 & ~1) }
         let decoder = try GIFDecoder(source: source, options: decodeOptions)
         var encoder: FrameEncoder?
         var pending: (rgb: [UInt8], pts: Int)?
@@ -119,7 +123,7 @@ public enum GIFToVideo {
             pending = (rgb, frame.presentationTimeMs)
         }
 
-        if let maxSize = options.maxSize, maxSize < max(decoder.canvasWidth, decoder.canvasHeight) {
+        if let maxSize = decodeOptions.maxPixelSize, maxSize < max(decoder.canvasWidth, decoder.canvasHeight) {
             while let frame = try decoder.nextFrame() {
                 try frame.image.pixels.withUnsafeBufferPointer {
                     try handle(frame.info, rgba: $0, width: frame.image.width, height: frame.image.height)
@@ -201,7 +205,7 @@ struct FrameEncoder {
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         ctx.pointee.time_base = AVRational(num: 1, den: 1000)
         // No frame-rate hint: measured 1% larger files with the average rate set; x264 follows the timestamps.
-        ctx.pointee.thread_count = Int32(options.threads)
+        ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
         ctx.pointee.color_primaries = AVCOL_PRI_BT709
@@ -257,6 +261,10 @@ struct FrameEncoder {
         packet = try Packet()
         held = try Packet()
     }
+
+    /// Encoder threads for a frame size: one below 0.25 megapixels (most GIFs; a library converts one file
+    /// per core), two above. Depends only on the size, so the bytes written never depend on the machine.
+    static func threads(width: Int, height: Int) -> Int { width * height < 250_000 ? 1 : 2 }
 
     /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
     /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
