@@ -79,8 +79,13 @@ demo: release
 	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.gif --segments 2 --size 240
 	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
 
-bench: release
+bench: release venv
 	bench/run.sh
 
 clean:
 	rm -rf .build out bench/work
+
+# GIF to MP4 only (the table in the README's GIF to MP4 section): Flipbook against ffmpeg's -tune animation
+# recipe, scored against headless Chromium's rendering (needs the venv for websocket-client and ssimulacra2).
+bench-gif: release venv
+	$(PY) bench/gif2mp4.py $(CURDIR)/$(RELEASE_BIN)

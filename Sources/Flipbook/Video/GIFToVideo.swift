@@ -174,6 +174,7 @@ struct FrameEncoder {
     private var hasHeld = false
     private var durations: [Int64: Int64] = [:]
     private let owner: Owner
+    private let container: VideoContainer
 
     /// Frees the scaler when the encoder goes away, on every path.
     final class Owner {
@@ -191,6 +192,7 @@ struct FrameEncoder {
         paddedHeight = height + (height & 1)
         background = (options.background.r, options.background.g, options.background.b)
         owner = Owner()
+        container = options.container
 
         if options.container == .webm && (options.codec == .h264 || options.codec == .hevc) {
             throw FlipbookError(.invalidArgument, "WebM holds VP9 or AV1, not \(options.codec); use an .mp4 output")
@@ -216,17 +218,13 @@ struct FrameEncoder {
         var codecOptions: [String: String] = [:]
         switch options.codec {
         case .h264:
-            // bf=0: with B-frames the last frame shown is not the last decoded, and the MP4 muxer takes the
-            // media's end from the last decoded packet while the edit list uses the last shown one; no
-            // single duration makes both equal the GIF's end (measured: with B-frames the stream lasts 120 ms
-            // less than the edit list on a 4.76 s logo GIF), so the exact last-frame duration rules them out.
-            // tune=animation (x264's own tuning for flat graphics: twice the reference frames, psy-rd 0.4,
-            // aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8: against a browser's rendering that
-            // tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on sharp-edged GIFs (chroma
-            // paid: without psy x264 drops its chroma QP offset); tune=animation with bf=0 was within 0.001 of
-            // the recipe on every GIF measured, at about its bytes (see the README's GIF to MP4 section).
+            // tune=animation (x264's own tuning for flat graphics: B-frames +2, twice the reference frames,
+            // psy-rd 0.4, aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8 + bf=0: against a
+            // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
+            // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset). B-frames cost the
+            // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
             // keyint=600 frames between keyframes (-3% bytes).
-            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "bf": "0",
+            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high",
                             "tune": "animation", "x264-params": "keyint=600"]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
@@ -350,10 +348,16 @@ struct FrameEncoder {
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the encoder")
         try drain()
         if hasHeld {
-            held.pointer.pointee.duration = max(1, Int64(endMs) - held.pointer.pointee.pts)
-            try write(held.pointer)
+            // The last packet decoded must carry the media to the GIF's end: from its decode time. Without
+            // B-frames that is its own display time; with them it is a frame shown earlier, and the longer
+            // duration also pushes the edit list past the end, which MP4Duration puts back.
+            let p = held.pointer
+            p.pointee.duration = max(1, p.pointee.duration, Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts))
+            try write(p)
             hasHeld = false
         }
-        return try muxer.finish()
+        var bytes = try muxer.finish()
+        if container == .mp4 { MP4Duration.set(&bytes, milliseconds: endMs) }
+        return bytes
     }
 }
