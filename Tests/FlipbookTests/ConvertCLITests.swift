@@ -134,6 +134,21 @@ extension CLITests {
         #expect(abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 0.2) < 0.002, "\(duration)")
     }
 
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func thumbAndPosterTakeDashForStandardInputAndOutput() throws {
+        let dir = try TemporaryDirectory()
+        let thumb = try Run.program("/bin/sh", ["-c", "'\(Self.binary)' thumb - -o - --size 64 --format png < "
+                                                 + "'\(Self.samples)/mandelbrot-1600x1200.jpg' > '\(dir.path("t.png"))'"])
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let t = try MediaInput(path: dir.path("t.png")).probe()
+        #expect(t.type == .png && t.width == 64 && t.height == 48)
+        let poster = try Run.program("/bin/sh", ["-c", "'\(Self.binary)' poster - -o - --size 120 < "
+                                                  + "'\(Self.samples)/testsrc2-480x270-4s.mp4' > '\(dir.path("p.jpg"))'"])
+        #expect(poster.status == 0, "\(poster.stderr)")
+        let p = try MediaInput(path: dir.path("p.jpg")).probe()
+        #expect(p.type == .jpeg && p.width == 120 && p.height == 68)
+    }
+
     /// A conversion killed mid-way leaves nothing under the output's name; running it again completes it.
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
     func aKilledConversionLeavesNothingAndARerunCompletesIt() throws {
