@@ -81,7 +81,7 @@ demo: release
 	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.gif --segments 2 --size 240
 	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
 
-bench: release
+bench: release venv
 	bench/run.sh
 
 # Only the still-colour section of the benchmark (AVIF/HEIC, CMYK/XYB JPEG, huge WebP/PNG vs vipsthumbnail).
@@ -104,3 +104,8 @@ fuzz: deps
 # (parallel convert and thumb in a ThreadSanitizer build of the CLI, .build-tsan). Not part of CI.
 sanitize: venv
 	scripts/sanitize.sh
+
+# GIF to MP4 only (the table in the README's GIF to MP4 section): Flipbook against ffmpeg's -tune animation
+# recipe, scored against headless Chromium's rendering (needs the venv for websocket-client and ssimulacra2).
+bench-gif: release venv
+	$(PY) bench/gif2mp4.py $(CURDIR)/$(RELEASE_BIN)

@@ -110,79 +110,16 @@ def gif_section():
 
 
 def convert_section():
-    """GIF to MP4 on the corpus's animated GIFs (>= 5 frames): Flipbook against ffmpeg's careful recipe."""
-    sys.path.insert(0, os.path.join(ROOT, "Tests", "oracle"))
-    import video_ssim
-    gifs = animated_corpus_gifs(5)
-    if not gifs:
-        return
+    """GIF to MP4: bench/gif2mp4.py (Flipbook against ffmpeg's -tune animation recipe, scored against Chromium's
+    rendering; needs the venv), then flat memory over a library."""
+    venv = os.path.join(ROOT, ".build", "venv", "bin", "python3")
+    print()
+    if os.path.exists(venv):
+        subprocess.run([venv, os.path.join(ROOT, "bench", "gif2mp4.py"), FLIPBOOK])
+    else:
+        print("(no venv at .build/venv: GIF to MP4 quality table skipped; run `make venv`)")
     work = tempfile.mkdtemp(prefix="flipbook-convert-")
     try:
-        recipes = {
-            "ffmpeg -fps_mode passthrough": ["-fps_mode", "passthrough"],
-            "ffmpeg default (constant rate)": [],
-        }
-        def ffmpeg_all(name, extra):
-            out = os.path.join(work, name.split()[1] if " " in name else name)
-            os.makedirs(out, exist_ok=True)
-            start = time.perf_counter()
-            for g in gifs:
-                subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", g, *extra, "-movflags", "+faststart", "-pix_fmt", "yuv420p",
-                                "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2", "-an",
-                                os.path.join(out, os.path.basename(g)[:-4] + ".mp4")], check=True)
-            return time.perf_counter() - start, out
-        def ours_all(jobs, per_file):
-            out = os.path.join(work, f"ours-{jobs}-{per_file}")
-            shutil.rmtree(out, ignore_errors=True)
-            start = time.perf_counter()
-            if per_file:
-                for g in gifs:
-                    subprocess.run([FLIPBOOK, "convert", g, "-o", os.path.join(out, os.path.basename(g)[:-4] + ".mp4"),
-                                    "--jobs", str(jobs)], check=True, capture_output=True)
-            else:
-                subprocess.run([FLIPBOOK, "convert", *gifs, "-o", out, "--jobs", str(jobs)], check=True, capture_output=True)
-            return time.perf_counter() - start, out
-        rows = []
-        times = {"ours-batch": [], "ours-per-file": [], "ffmpeg -fps_mode passthrough": [], "ffmpeg default (constant rate)": []}
-        dirs = {}
-        for i in range(3):  # alternate, median of 3
-            for key in (list(times) if i % 2 == 0 else list(reversed(times))):
-                if key == "ours-batch":
-                    t, d = ours_all(os.cpu_count() or 2, False)
-                elif key == "ours-per-file":
-                    t, d = ours_all(1, True)
-                else:
-                    t, d = ffmpeg_all(key, recipes[key])
-                times[key].append(t)
-                dirs[key] = d
-        def total_bytes(d):
-            return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".mp4"))
-        def mean_ssim(d, browser):
-            values = []
-            for g in gifs:
-                v = os.path.join(d, os.path.basename(g)[:-4] + ".mp4")
-                x = video_ssim.ssim_browser_reference(v, g, FLIPBOOK) if browser else video_ssim.ssim_ffmpeg_reference(v, g)
-                if x == x:  # not NaN (frames under 8 px)
-                    values.append(x)
-            return statistics.mean(values), len(values)
-        gif_bytes = sum(os.path.getsize(g) for g in gifs)
-        print(f"\n## GIF to MP4: {len(gifs)} animated corpus GIFs (>= 5 frames), {gif_bytes / 1e6:.2f} MB of GIF, crf 23, preset medium\n")
-        print("| converter | wall time (median of 3) | total MP4 bytes | bytes vs passthrough | mean SSIM, browser reference | mean SSIM, ffmpeg-decode reference |")
-        print("|---|---|---|---|---|---|")
-        base = total_bytes(dirs["ffmpeg -fps_mode passthrough"])
-        base_t = statistics.median(times["ffmpeg -fps_mode passthrough"])
-        for key, label in (("ours-batch", f"flipbook convert (one process, {os.cpu_count()} jobs)"),
-                           ("ours-per-file", "flipbook convert (one process per file, 1 job)"),
-                           ("ffmpeg -fps_mode passthrough", "ffmpeg -fps_mode passthrough (one process per file)"),
-                           ("ffmpeg default (constant rate)", "ffmpeg default, constant rate (one process per file)")):
-            b = total_bytes(dirs[key])
-            t = statistics.median(times[key])
-            sb, n = mean_ssim(dirs[key], True)
-            sf, _ = mean_ssim(dirs[key], False)
-            print(f"| {label} | {t:.2f} s ({t / base_t:.2f}x) | {b / 1e6:.3f} MB | {b / base:.2f}x | {sb:.4f} | {sf:.4f} |", flush=True)
-        print(f"\n(SSIM over the {n} GIFs at least 8 px a side. The browser reference clears disposal-2 areas to "
-              "transparent and plays <= 1 cs as 100 ms; ffmpeg's decoder paints the background colour there and "
-              "times 0-delay frames its own way; see Tests/oracle/video_ssim.py.)")
         # Flat memory over a library: the same GIF 10 and 1000 times (hard links), one process each time.
         sample = os.path.join(ROOT, "samples", "box-transparent-120x90.gif")
         peaks = {}

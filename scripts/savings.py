@@ -9,7 +9,7 @@ total_in = total_out = 0
 for r in rows:
     name = r["input"].split("/")[-1]
     gif, out = r.get("inputBytes") or 0, r.get("outputBytes") or 0
-    if r["status"] in ("converted", "kept-gif"):
+    if r["status"] in ("converted", "kept-gif", "kept-original"):
         total_in += gif
         total_out += out
     ratio = f"{gif / out:.1f}x" if out else "-"

@@ -10,6 +10,8 @@ struct ConversionPlan {
         var output: String
         var upToDate: Bool
         var bytes: Int
+        /// Up to date because an earlier --keep-smaller run copied the (smaller) GIF to the output tree.
+        var keptEarlier = false
     }
 
     var jobs: [Job] = []
@@ -26,7 +28,14 @@ struct ConversionPlan {
         return h
     }
 
-    static func make(inputs: [String], output: String, container: VideoContainer, shard: (index: Int, count: Int)?) throws -> ConversionPlan {
+    /// Where --keep-smaller puts the GIF instead of the video `output`.
+    /// Where `--keep-smaller` puts the original: the output's name with the input's own extension (.gif, .webp, .png).
+    static func keptCopy(of output: String, input: String) -> String {
+        replacingExtension(of: output, with: fileExtension(input)?.lowercased() ?? "gif")
+    }
+
+    static func make(inputs: [String], output: String, container: VideoContainer, shard: (index: Int, count: Int)?,
+                     keepSmaller: Bool = false) throws -> ConversionPlan {
         var plan = ConversionPlan(container: container)
         let ext = container == .webm ? "webm" : "mp4"
         let single = inputs.count == 1 && !isDirectory(inputs[0]) && !isDirectory(output) && !output.hasSuffix("/")
@@ -60,7 +69,19 @@ struct ConversionPlan {
                     ? String(relative.dropLast(fileExtension(relative)!.count + 1)) : relative
                 target = "\(output.hasSuffix("/") ? String(output.dropLast()) : output)/\(stemmed).\(ext)"
             }
-            plan.jobs.append(Job(input: input, output: target, upToDate: isNewer(target, than: input), bytes: source.count))
+            var job = Job(input: input, output: target, upToDate: isNewer(target, than: input), bytes: source.count)
+            if !job.upToDate && keepSmaller {
+                // A GIF copied by an earlier --keep-smaller run is up to date while its source is unchanged
+                // (same size, not newer than the copy). The GIF itself, kept where it is, never counts.
+                let copy = keptCopy(of: target, input: input)
+                var a = stat(), b = stat()
+                if !sameFile(copy, input), stat(copy, &a) == 0, stat(input, &b) == 0, a.st_size == b.st_size,
+                   isNewer(copy, than: input) {
+                    job.upToDate = true
+                    job.keptEarlier = true
+                }
+            }
+            plan.jobs.append(job)
         }
         // Largest first: one big GIF started last would leave the other workers idle at the end.
         plan.jobs.sort { $0.bytes > $1.bytes }

@@ -58,7 +58,7 @@ final class ReportWriter: @unchecked Sendable {
 /// Counts, bytes saved and ETA: a redrawn line on a terminal, one plain line per file otherwise.
 final class ConversionProgress: @unchecked Sendable {
     private let total: Int
-    private var done = 0, failed = 0, skipped = 0
+    private var done = 0, failed = 0, skipped = 0, kept = 0
     private var bytesIn = 0, bytesOut = 0
     private let started = monotonicMs()
     private let terminal = isatty(2) != 0
@@ -76,29 +76,59 @@ final class ConversionProgress: @unchecked Sendable {
         switch line.status {
         case "failed": failed += 1
         case "skipped": skipped += 1
+        case "kept-gif", "kept-original": kept += 1
         default:
             bytesIn += line.inputBytes ?? 0
             bytesOut += line.outputBytes ?? 0
         }
         let elapsed = monotonicMs() - started
         let eta = done > 0 ? (elapsed * (total - done) / done) / 1000 : 0
-        let saved = megabytes(bytesIn - bytesOut)
+        let saved = Self.size(bytesIn - bytesOut)
         if terminal {
             let width = 28, filled = width * done / max(1, total)
             writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)"
-                        + " saved \(saved) MB, \(failed) failed, ETA \(eta)s   " + (done == total ? "\n" : ""))
+                        + " saved \(saved), \(failed) failed, ETA \(eta)s   " + (done == total ? "\n" : ""))
         } else {
-            let ratio = line.ratio.map { r in
-                r >= 1 ? " (\(Double(Int(r * 10)) / 10)x smaller)" : " (\(Double(Int(10 / r)) / 10)x larger)"
-            } ?? ""
-            printError("[\(done)/\(total)] \(line.status): \(line.input)\(ratio)")
+            printError("[\(done)/\(total)] \(line.status): \(line.input)\(Self.outcome(line))")
+        }
+    }
+
+    /// What happened to one file, for the per-file line: how much smaller the video is, or where the GIF stayed.
+    static func outcome(_ line: ReportLine) -> String {
+        switch line.status {
+        case "kept-gif", "kept-original":
+            let kind = line.status == "kept-gif" ? "GIF" : "original"
+            return line.output == line.input || line.note?.contains("kept where it is") == true
+                ? " (the \(kind) is smaller: kept where it is)" : " (the \(kind) is smaller: copied to \(line.output))"
+        case "converted":
+            guard let r = line.ratio else { return "" }
+            return r >= 1 ? " (\(String(format1: r))x smaller)" : " (\(String(format1: 1 / r))x larger)"
+        default:
+            return line.note.map { " (\($0))" } ?? ""
         }
     }
 
     func summary() {
-        printError("\(done - failed - skipped) converted, \(skipped) up to date, \(failed) failed; "
-                   + "\(megabytes(bytesIn)) MB of GIF became \(megabytes(bytesOut)) MB")
+        let converted = done - failed - skipped - kept
+        var text = "\(converted) converted"
+        if kept > 0 { text += ", \(kept) kept as the original (smaller than the video)" }
+        text += ", \(skipped) up to date, \(failed) failed"
+        if converted + kept > 0 { text += "; \(Self.size(bytesIn)) of GIF became \(Self.size(bytesOut))" }
+        printError(text)
     }
 
-    private func megabytes(_ bytes: Int) -> String { String(Double(bytes / 10_000) / 100) }
+    /// Bytes for people: bytes under 1 KB, KB under 0.1 MB (never "0.0 MB"), else MB with two decimals.
+    static func size(_ bytes: Int) -> String {
+        if abs(bytes) < 1000 { return "\(bytes) bytes" }
+        if abs(bytes) < 100_000 { return "\(String(format1: Double(bytes) / 1000)) KB" }
+        return "\(Double(bytes / 10_000) / 100) MB"
+    }
+}
+
+extension String {
+    /// One decimal, rounded down: 1.96 -> "1.9" (a ratio never reads better than it is).
+    init(format1 value: Double) {
+        let tenths = Int((abs(value) * 10).rounded(.down))
+        self = (value < 0 ? "-" : "") + "\(tenths / 10).\(tenths % 10)"
+    }
 }

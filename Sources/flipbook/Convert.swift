@@ -22,9 +22,10 @@ struct Convert: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: "Constant rate factor (lower: better and bigger).") var crf = 23
     @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
-    @Option(help: "Scale the longer side down to at most N pixels.") var maxSize: Int?
+    @Option(help: "Longer side at most N pixels, never enlarged (default: the GIF's own size).") var size: Int?
+    @Option(name: .customLong("max-size"), help: .hidden) var maxSizeAlias: Int?
     @Option(help: "Colour under transparent pixels, #RRGGBB.") var background = "#FFFFFF"
-    @Option(help: "h264, hevc, vp9 or av1.") var codec: VideoCodec = .h264
+    @Option(help: "h264, hevc, vp9 or av1 (default: h264 for MP4, vp9 for WebM).") var codec: VideoCodec?
     @Option(help: "Parallel conversions (default: the number of cores).") var jobs: Int?
     @Option(help: "Take only shard I of N (I from 0), by a stable hash of each file's path under its input root.")
     var shard: String?
@@ -34,7 +35,8 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         guard (0...63).contains(crf) else { throw ValidationError("--crf must be 0 to 63") }
-        if let maxSize, maxSize < 2 { throw ValidationError("--max-size must be at least 2") }
+        if let maxSize = size ?? maxSizeAlias, maxSize < 2 { throw ValidationError("--size must be at least 2") }
+        if size != nil && maxSizeAlias != nil { throw ValidationError("--max-size is the old name of --size: give one") }
         guard Self.parseColour(background) != nil else { throw ValidationError("--background takes #RRGGBB") }
         if let shard, Self.parseShard(shard) == nil { throw ValidationError("--shard takes I/N with 0 <= I < N") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -54,24 +56,18 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let colour = Self.parseColour(background)!
+        if inputs.contains("-") || output == "-" {
+            return try runStream(colour: colour)
+        }
         // The output's extension picks the container (VP9 and AV1 go in MP4 or WebM); a directory gets MP4.
         let container = fileExtension(output).flatMap(VideoContainer.init(fileExtension:)) ?? .mp4
         let plan = try ConversionPlan.make(inputs: inputs, output: output, container: container,
-                                           shard: shard.flatMap(Self.parseShard))
+                                           shard: shard.flatMap(Self.parseShard), keepSmaller: keepSmaller)
+        try refuseOverwritingInputs(plan)
         for note in plan.notes { printError("flipbook: \(note)") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let workers = max(1, min(plan.jobs.count, jobs ?? cores))
-        var options = VideoConversionOptions()
-        options.crf = crf
-        options.preset = preset
-        options.maxSize = maxSize
-        options.background = (colour.0, colour.1, colour.2)
-        options.codec = codec
-        options.container = plan.container
-        // libav's own threads fill the cores the workers leave: never more threads than cores in total.
-        options.threads = max(1, cores / workers)
-        if poster { options.posterQuality = 85 }
-
+        let options = conversionOptions(colour: colour, container: plan.container)
         let conversion = options
         let reportFile = try report.map { try ReportWriter(path: $0) }
         let progress = ConversionProgress(total: plan.jobs.count)
@@ -89,7 +85,7 @@ struct Convert: ParsableCommand {
                 do {
                     if job.upToDate {
                         line.status = "skipped"
-                        line.note = "output is newer than the input"
+                        line.note = job.keptEarlier ? "the GIF kept by --keep-smaller is up to date" : "output is newer than the input"
                     } else {
                         try makeDirectory(parentDirectory(job.output))
                         let source = try FileByteSource(path: job.input)
@@ -101,10 +97,16 @@ struct Convert: ParsableCommand {
                         line.loopCount = result.loopCount
                         if keep && result.outputBytes >= source.count {
                             // The original, under its own extension: .gif, .webp or .png.
-                            let originalExtension = fileExtension(job.input)?.lowercased() ?? "gif"
-                            let gifCopy = replacingExtension(of: job.output, with: originalExtension)
-                            try source.withContiguousBytes { try writeAtomically(Array($0), to: gifCopy, protecting: [job.input]) }
-                            line.status = originalExtension == "gif" ? "kept-gif" : "kept-original"
+                            let gifCopy = ConversionPlan.keptCopy(of: job.output, input: job.input)
+                            let kind = fileExtension(job.input)?.lowercased() == "gif" ? "GIF" : "original"
+                            if sameFile(gifCopy, job.input) {
+                                // The original already sits where its copy would go: nothing to write.
+                                line.note = "the \(kind) is smaller than the video (\(result.outputBytes) bytes); kept where it is"
+                            } else {
+                                try source.withContiguousBytes { try writeAtomically(Array($0), to: gifCopy, protecting: [job.input]) }
+                                line.note = "the \(kind) is smaller than the video (\(result.outputBytes) bytes); copied to \(gifCopy)"
+                            }
+                            line.status = kind == "GIF" ? "kept-gif" : "kept-original"
                             line.output = gifCopy
                             line.outputBytes = source.count
                         } else {
@@ -115,7 +117,9 @@ struct Convert: ParsableCommand {
                             line.status = "converted"
                             line.outputBytes = result.outputBytes
                         }
-                        if !result.warnings.isEmpty { line.note = result.warnings.joined(separator: "; ") }
+                        if !result.warnings.isEmpty {
+                            line.note = ([line.note].compactMap { $0 } + result.warnings).joined(separator: "; ")
+                        }
                     }
                 } catch {
                     failures.add(1, ordering: .relaxed)
@@ -132,6 +136,68 @@ struct Convert: ParsableCommand {
         progress.summary()
         if failures.load(ordering: .relaxed) > 0 { throw ExitCode(1) }
     }
+}
+
+extension Convert {
+    /// The encoder settings every file of this run gets. The encoder's thread count is left to the converter,
+    /// which fixes it per file from the frame size (never from --jobs or the machine), so outputs are
+    /// byte-identical whatever the parallelism.
+    func conversionOptions(colour: (UInt8, UInt8, UInt8), container: VideoContainer) -> VideoConversionOptions {
+        var options = VideoConversionOptions()
+        options.crf = crf
+        options.preset = preset
+        options.maxSize = size ?? maxSizeAlias
+        options.background = (colour.0, colour.1, colour.2)
+        options.container = container
+        // WebM cannot hold H.264: without --codec, a .webm output gets VP9.
+        options.codec = codec ?? (container == .webm ? .vp9 : .h264)
+        if poster { options.posterQuality = 85 }
+        return options
+    }
+
+    /// Refuses, before anything is written, an output or report that would replace one of the inputs.
+    func refuseOverwritingInputs(_ plan: ConversionPlan) throws {
+        let sources = plan.jobs.map(\.input) + inputs.filter { !isDirectory($0) }
+        if let report, let input = sources.first(where: { sameFile($0, report) }) {
+            throw ValidationError("--report \(report) is the input \(input): refusing to overwrite it")
+        }
+        for job in plan.jobs where sameFile(job.output, job.input) {
+            throw ValidationError("the output \(job.output) is the input: refusing to overwrite it")
+        }
+        if let report, plan.jobs.contains(where: { $0.output == report }) {
+            throw ValidationError("--report \(report) is also an output")
+        }
+    }
+
+    /// `-` as the input (stdin) and/or the output (stdout): one GIF, converted in memory.
+    func runStream(colour: (UInt8, UInt8, UInt8)) throws {
+        guard inputs.count == 1 else { throw ValidationError("`-` (stdin) takes one input") }
+        if keepSmaller || shard != nil { throw ValidationError("--keep-smaller and --shard need files, not `-`") }
+        let container = output == "-" ? VideoContainer.mp4 : fileExtension(output).flatMap(VideoContainer.init(fileExtension:)) ?? .mp4
+        let options = conversionOptions(colour: colour, container: output == "-" && codec.map({ $0 == .vp9 || $0 == .av1 }) == true
+                                        ? .webm : container)
+        do {
+            let source: any ByteSource = inputs[0] == "-" ? MemoryByteSource(try readAll(fd: 0)) : try FileByteSource(path: inputs[0])
+            guard MediaType.sniff(source) == .gif else { throw FlipbookError(.unsupported, "\(inputs[0]) is not a GIF") }
+            let result = try GIFToVideo.convert(source, options: options)
+            if output == "-" {
+                try writeAll(result.data, fd: 1)
+            } else {
+                try writeAtomically(result.data, to: output, protecting: inputs[0] == "-" ? [] : [inputs[0]])
+                if let poster = result.poster { try writeAtomically(poster, to: output + ".jpg", protecting: []) }
+            }
+            for warning in result.warnings { printError("flipbook: \(inputs[0]): \(warning)") }
+        } catch {
+            printError("flipbook: \(inputs[0]): \(describe(error))")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Whether two paths name the same existing file (device and inode).
+func sameFile(_ a: String, _ b: String) -> Bool {
+    var x = stat(), y = stat()
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
 }
 
 func monotonicMs() -> Int {

@@ -95,3 +95,37 @@ func writeStoryboard(_ board: Storyboard, to directory: String, protecting input
     }
     try writeAtomically(Array(board.webVTT().utf8), to: "\(directory)/storyboard.vtt", protecting: inputs)
 }
+
+/// Reads a whole stream (stdin for `-`) into memory, refusing more than `limit` bytes (the library's
+/// default input limit) rather than growing without bound.
+func readAll(fd: Int32, limit: Int = Limits().maxInputBytes) throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FlipbookError(.io, "cannot read standard input", underlying: String(cString: strerror(errno)))
+        }
+        if n == 0 { return bytes }
+        guard bytes.count + n <= limit else {
+            throw FlipbookError(.limitExceeded, "standard input is larger than \(limit) bytes")
+        }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+}
+
+/// Writes all of `bytes` to a stream (stdout for `-`).
+func writeAll(_ bytes: [UInt8], fd: Int32) throws {
+    var written = 0
+    try bytes.withUnsafeBytes { buffer in
+        while written < buffer.count {
+            let n = write(fd, buffer.baseAddress! + written, buffer.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FlipbookError(.io, "cannot write standard output", underlying: String(cString: strerror(errno)))
+            }
+            written += n
+        }
+    }
+}

@@ -30,12 +30,18 @@ struct Poster: ParsableCommand {
             options.representative = representative
             var router = MediaRouter.standard
             router.register(VideoPipeline(posterOptions: options))
-            let media = try MediaInput(path: input, router: router)
+            // `-`: the video from standard input (read into memory) and/or the image to standard output.
+            let media = input == "-" ? try MediaInput(bytes: try readAll(fd: 0), name: "stdin", router: router)
+                                     : try MediaInput(path: input, router: router)
             guard media.type.isVideo else { throw FlipbookError(.unsupported, "\(input) is \(media.type), not a video") }
-            let format = fileExtension(output).flatMap(OutputFormat.init(fileExtension:)) ?? .jpeg
+            let format = output == "-" ? .jpeg : fileExtension(output).flatMap(OutputFormat.init(fileExtension:)) ?? .jpeg
             let image = try media.thumbnailImage(ThumbnailRequest(maxPixelSize: size, fit: fit, quality: quality, format: format))
             let encoded = try EncodedImage(image: image, format: format, quality: quality)
-            try writeAtomically(encoded.data, to: output, protecting: [input])
+            if output == "-" {
+                try writeAll(encoded.data, fd: 1)
+            } else {
+                try writeAtomically(encoded.data, to: output, protecting: input == "-" ? [] : [input])
+            }
             if stats {
                 let total = media.source.count, read = media.source.bytesRead
                 printError("\(output): \(image.width)x\(image.height); read \(read) of \(total) bytes (\(total > 0 ? read * 100 / total : 0)%)")

@@ -38,6 +38,7 @@ struct Thumb: ParsableCommand {
     }
 
     func run() throws {
+        if inputs == ["-"] || output == "-" { return try runStream() }
         let toDirectory = inputs.count > 1 || isDirectory(output) || output.hasSuffix("/")
         let chosenFormat = format ?? (toDirectory ? nil : fileExtension(output).flatMap(OutputFormat.init(fileExtension:))) ?? .jpeg
         if toDirectory { try makeDirectory(output) }
@@ -86,6 +87,30 @@ struct Thumb: ParsableCommand {
         }
         let failed = failures.load(ordering: .relaxed)
         if failed > 0 {
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension Thumb {
+    /// `-` as the input (stdin) and/or the output (stdout): one image, in memory. The format comes from
+    /// --format, else the output's extension, else JPEG.
+    func runStream() throws {
+        guard inputs.count == 1 else { throw ValidationError("`-` takes one input") }
+        let chosen = format ?? (output == "-" ? nil : fileExtension(output).flatMap(OutputFormat.init(fileExtension:))) ?? .jpeg
+        do {
+            let limits = Limits(maxPixels: maxMegapixels * 1_000_000)
+            let input = inputs[0] == "-" ? try MediaInput(bytes: try readAll(fd: 0, limit: limits.maxInputBytes), name: "stdin", limits: limits)
+                                         : try MediaInput(path: inputs[0], limits: limits)
+            let thumbnail = try input.thumbnail(ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality,
+                                                                 format: chosen, frameIndex: frame))
+            if output == "-" {
+                try writeAll(thumbnail.data, fd: 1)
+            } else {
+                try writeAtomically(thumbnail.data, to: output, protecting: inputs[0] == "-" ? [] : inputs)
+            }
+        } catch {
+            printError("flipbook: \(inputs[0]): \(describe(error))")
             throw ExitCode(1)
         }
     }

@@ -36,7 +36,8 @@ public struct VideoConversionOptions: Sendable {
     public var crf = 23
     /// Encoder speed preset. Default "medium", as x264's.
     public var preset = "medium"
-    /// Scale the longer side down to at most this while decoding (nil: the GIF's size). Default nil.
+    /// Scale the longer side down while decoding so that no side of the video (padded to even) is over this
+    /// (nil: the GIF's size). Default nil.
     public var maxSize: Int?
     /// Transparent pixels are flattened onto this colour. Default white.
     public var background: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 255)
@@ -44,7 +45,9 @@ public struct VideoConversionOptions: Sendable {
     public var codec = VideoCodec.h264
     /// Default MP4.
     public var container = VideoContainer.mp4
-    /// Encoder threads; 0 lets the encoder choose. Set 1 when running one conversion per core.
+    /// Encoder threads. 0 (the default): fixed per file from the frame size (`FrameEncoder.threads`), never
+    /// from the machine or the number of parallel conversions, because x264 writes different bytes with
+    /// different thread counts and outputs must not depend on `--jobs`.
     public var threads = 0
     /// Also produce a JPEG of the first frame at this quality (nil: no poster). Default nil.
     public var posterQuality: Int?
@@ -97,6 +100,8 @@ public enum GIFToVideo {
         throws -> VideoConversionResult
     {
         let info = decoder.info
+        // Rounded down to even: the encoder pads odd sides by one, which must not take a side over the limit.
+        let maxSize = options.maxSize.map { max(2, $0 & ~1) }
         var encoder: FrameEncoder?
         var pending: (rgb: [UInt8], pts: Int)?
         var gifFrames = 0, encodedFrames = 0, endMs = 0
@@ -125,7 +130,7 @@ public enum GIFToVideo {
         }
 
         try decoder.forEachFrame { meta, canvas in
-            if let scaled = FrameScaling.scaled(canvas, info: info, maxPixelSize: options.maxSize) {
+            if let scaled = FrameScaling.scaled(canvas, info: info, maxPixelSize: maxSize) {
                 try scaled.pixels.withUnsafeBufferPointer { try handle(meta, rgba: $0, width: scaled.width, height: scaled.height) }
             } else {
                 try handle(meta, rgba: canvas, width: info.width, height: info.height)
@@ -172,6 +177,7 @@ struct FrameEncoder {
     private var hasHeld = false
     private var durations: [Int64: Int64] = [:]
     private let owner: Owner
+    private let container: VideoContainer
 
     /// Frees the scaler when the encoder goes away, on every path.
     final class Owner {
@@ -189,6 +195,7 @@ struct FrameEncoder {
         paddedHeight = height + (height & 1)
         background = (options.background.r, options.background.g, options.background.b)
         owner = Owner()
+        container = options.container
 
         if options.container == .webm && (options.codec == .h264 || options.codec == .hevc) {
             throw FlipbookError(.invalidArgument, "WebM holds VP9 or AV1, not \(options.codec); use an .mp4 output")
@@ -203,7 +210,7 @@ struct FrameEncoder {
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         ctx.pointee.time_base = AVRational(num: 1, den: 1000)
         // No frame-rate hint: measured 1% larger files with the average rate set; x264 follows the timestamps.
-        ctx.pointee.thread_count = Int32(options.threads)
+        ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
         ctx.pointee.color_primaries = AVCOL_PRI_BT709
@@ -214,14 +221,14 @@ struct FrameEncoder {
         var codecOptions: [String: String] = [:]
         switch options.codec {
         case .h264:
-            // bf=0: with B-frames the last frame shown is not the last decoded, and the MP4 muxer takes the
-            // media's end from the last decoded packet while the edit list uses the last shown one; no
-            // single duration makes both equal the GIF's end (measured: 0.8% larger files without them).
-            // tune=ssim drops psy optimisations that spend bits on film grain GIFs do not have (-14% bytes
-            // on the corpus at the same crf); keyint=600 frames between keyframes (-3%); qcomp 0.8 instead of
-            // 0.6 keeps the quantiser steadier across frames (-9%, mean SSIM 0.9853 -> 0.9842).
-            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "bf": "0",
-                            "tune": "ssim", "x264-params": "keyint=600:qcomp=0.8"]
+            // tune=animation (x264's own tuning for flat graphics: B-frames +2, twice the reference frames,
+            // psy-rd 0.4, aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8 + bf=0: against a
+            // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
+            // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset). B-frames cost the
+            // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
+            // keyint=600 frames between keyframes (-3% bytes).
+            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high",
+                            "tune": "animation", "x264-params": "keyint=600"]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:
@@ -259,6 +266,10 @@ struct FrameEncoder {
         packet = try Packet()
         held = try Packet()
     }
+
+    /// Encoder threads for a frame size: one below 0.25 megapixels (most GIFs; a library converts one file
+    /// per core), two above. Depends only on the size, so the bytes written never depend on the machine.
+    static func threads(width: Int, height: Int) -> Int { width * height < 250_000 ? 1 : 2 }
 
     /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
     /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
@@ -340,10 +351,16 @@ struct FrameEncoder {
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the encoder")
         try drain()
         if hasHeld {
-            held.pointer.pointee.duration = max(1, Int64(endMs) - held.pointer.pointee.pts)
-            try write(held.pointer)
+            // The last packet decoded must carry the media to the GIF's end: from its decode time. Without
+            // B-frames that is its own display time; with them it is a frame shown earlier, and the longer
+            // duration also pushes the edit list past the end, which MP4Duration puts back.
+            let p = held.pointer
+            p.pointee.duration = max(1, p.pointee.duration, Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts))
+            try write(p)
             hasHeld = false
         }
-        return try muxer.finish()
+        var bytes = try muxer.finish()
+        if container == .mp4 { MP4Duration.set(&bytes, milliseconds: endMs) }
+        return bytes
     }
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""GIF to MP4, Flipbook against ffmpeg's `-tune animation` recipe, scored against what Chromium shows.
+
+  bench/gif2mp4.py FLIPBOOK [EXTRA_GIF_DIR...]      (make bench runs it with the venv's python)
+
+Inputs: the corpus's animated GIFs with at least 5 frames that Chromium decodes, plus the GIFs
+scripts/make-bench-gifs.py makes to look like real libraries (logo, pixel art, dithered photo), plus any GIFs in
+the folders named. Each side runs one process per file, one at a time, alternating, in the same run.
+Scores: Tests/oracle/gif_score.py (SSIM on yuv444p, all planes; SSIMULACRA2), against Chromium's WebCodecs
+ImageDecoder over white at the same 10 ms instants. Prints a per-GIF table, then totals and geometric means,
+and names every GIF excluded and why.
+"""
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "oracle"))
+from gif_reference import Browser, Reference  # noqa: E402
+import gif_score  # noqa: E402
+
+CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
+PEER = ["-fps_mode", "passthrough", "-c:v", "libx264", "-tune", "animation", "-movflags", "+faststart",
+        "-pix_fmt", "yuv420p", "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2", "-an"]
+
+
+def corpus_gifs():
+    gifs = []
+    manifest = os.path.join(CORPUS, "MANIFEST.tsv")
+    if not os.path.exists(manifest):
+        return gifs
+    for line in open(manifest):
+        cols = line.rstrip("\n").split("\t")
+        m = re.search(r"animated, (\d+) frames", line)
+        if cols[0].startswith("gif/") and m and int(m.group(1)) >= 5:
+            gifs.append(os.path.join(CORPUS, cols[0]))
+    return gifs
+
+
+def timed(cmd):
+    start = time.perf_counter()
+    run = subprocess.run(cmd, capture_output=True)
+    return time.perf_counter() - start, run.returncode
+
+
+def main():
+    flipbook = sys.argv[1]
+    work = tempfile.mkdtemp(prefix="flipbook-gif2mp4-")
+    made = os.path.join(ROOT, "bench", "work", "gifs")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True,
+                   capture_output=True)
+    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif"))
+    for folder in sys.argv[2:]:
+        gifs += sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(".gif"))
+    gifs += corpus_gifs()
+    excluded, rows = [], []
+    try:
+        with Browser() as browser:
+            for i, gif in enumerate(gifs):
+                name = os.path.relpath(gif, CORPUS) if gif.startswith(CORPUS) else os.path.basename(gif)
+                try:
+                    ref = Reference.load(gif, "browser", browser)
+                except Exception as error:
+                    excluded.append((name, f"Chromium does not decode it ({str(error)[:80]})"))
+                    continue
+                ours, peer = os.path.join(work, f"{i}-ours.mp4"), os.path.join(work, f"{i}-peer.mp4")
+                ta = tb = 0.0
+                codes = set()
+                for k in range(2):  # alternate; the second pass's order is reversed
+                    order = ["ours", "peer"] if k == 0 else ["peer", "ours"]
+                    for side in order:
+                        if side == "ours":
+                            t, c = timed([flipbook, "convert", gif, "-o", ours, "--jobs", "1"])
+                            ta += t / 2
+                        else:
+                            t, c = timed(["ffmpeg", "-v", "error", "-y", "-i", gif, *PEER, peer])
+                            tb += t / 2
+                        codes.add((side, c))
+                        if side == "ours" and os.path.exists(ours) and k == 0:
+                            pass
+                if any(c != 0 for _, c in codes):
+                    excluded.append((name, "a converter failed: " + ", ".join(f"{s} exit {c}" for s, c in sorted(codes) if c)))
+                    continue
+                a, b = gif_score.score(ref, ours), gif_score.score(ref, peer)
+                if a["ssim"] is None:
+                    excluded.append((name, f"{ref.width}x{ref.height}: under 8 px a side, no SSIM window"))
+                    continue
+                row = (name, os.path.getsize(gif), os.path.getsize(ours), os.path.getsize(peer), a, b, ta, tb)
+                rows.append(row)
+                print(f"| {name} | {row[1]} | {row[2]} | {row[3]} | {row[2] / row[3]:.2f}x | {a['ssim']:.4f} | {b['ssim']:.4f} | "
+                      f"{a['s2']:.1f} | {b['s2']:.1f} | {ta * 1000:.0f} ms | {tb * 1000:.0f} ms | "
+                      f"{'yes' if a['video_ms'] == a['gif_ms'] else str(a['video_ms']) + ' ms'} | "
+                      f"{'yes' if b['video_ms'] == b['gif_ms'] else str(b['video_ms']) + ' ms'} |", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not rows:
+        print("(no GIFs scored)")
+        return
+    n = len(rows)
+    geo = math.exp(sum(math.log(r[2] / r[3]) for r in rows) / n)
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    worst = min(rows, key=lambda r: r[4]["ssim"] - r[5]["ssim"])
+    print(f"| **{n} GIFs** | {sum(r[1] for r in rows)} | {sum(r[2] for r in rows)} | {sum(r[3] for r in rows)} | "
+          f"geomean {geo:.3f}x | mean {mean([r[4]['ssim'] for r in rows]):.4f} | mean {mean([r[5]['ssim'] for r in rows]):.4f} | "
+          f"mean {mean([r[4]['s2'] for r in rows]):.2f} | mean {mean([r[5]['s2'] for r in rows]):.2f} | "
+          f"{sum(r[6] for r in rows):.2f} s | {sum(r[7] for r in rows):.2f} s | | |")
+    print(f"\nwall time ratio {sum(r[6] for r in rows) / sum(r[7] for r in rows):.2f}x; largest SSIM shortfall against the peer: "
+          f"{worst[0]} ({worst[4]['ssim'] - worst[5]['ssim']:+.4f}); GIFs more than 0.01 below: "
+          f"{', '.join(r[0] for r in rows if r[4]['ssim'] < r[5]['ssim'] - 0.01) or 'none'}")
+    for name, why in excluded:
+        print(f"excluded: {name}: {why}")
+
+
+def header():
+    print("| GIF | GIF bytes | flipbook bytes | peer bytes | bytes ratio | flipbook SSIM | peer SSIM | flipbook S2 | peer S2 | "
+          "flipbook wall | peer wall | flipbook lasts as the GIF | peer lasts as the GIF |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+if __name__ == "__main__":
+    print("## GIF to MP4 against `ffmpeg -fps_mode passthrough -c:v libx264 -tune animation` (crf 23, preset medium), "
+          "scored against Chromium's rendering\n")
+    header()
+    main()
