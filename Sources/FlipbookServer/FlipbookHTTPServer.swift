@@ -167,17 +167,27 @@ public final class FlipbookHTTPServer: Sendable {
         }
         let derivativeRequest = DerivativeRequest(segments: segments, operation: operation)
         let derivative: Derivative
+        var closesConnection = false
         if let hit = try service.cachedDerivative(derivativeRequest) {
             derivative = hit
         } else if configuration.cancelOnDisconnect {
             // A client that goes away cancels its wait; the job stops if nobody else waits for it.
-            derivative = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                try await self.service.derivative(derivativeRequest)
+            // Hummingbird closes the connection after a request watched this way, so the response says so.
+            closesConnection = true
+            do {
+                derivative = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await self.service.derivative(derivativeRequest)
+                }
+            } catch {
+                var response = respond(to: error)
+                response.headers[.connection] = "close"
+                return Answer(response: response, route: parsed.route)
             }
         } else {
             derivative = try await service.derivative(derivativeRequest)
         }
-        let (response, bytes) = media(derivative, request: request, head: isHEAD)
+        var (response, bytes) = media(derivative, request: request, head: isHEAD)
+        if closesConnection { response.headers[.connection] = "close" }
         return Answer(response: response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
     }
 

@@ -68,8 +68,9 @@ public final class DerivativeService: Sendable {
     public func derivative(_ request: DerivativeRequest) async throws -> Derivative {
         let source = try resolve(request.segments)
         let key = cacheKey(source, request.operation)
-        if let hit = memory.value(for: key) {
+        if var hit = memory.value(for: key) {
             observer?(.cache(.memory))
+            hit.cache = .memory
             return hit
         }
         return try await coalesced(key: key) { token in try self.produce(request, source: source, key: key, token: token) }
@@ -79,8 +80,9 @@ public final class DerivativeService: Sendable {
     /// this to answer hits without setting up cancellation on client disconnect.
     public func cachedDerivative(_ request: DerivativeRequest) throws -> Derivative? {
         let source = try resolve(request.segments)
-        let hit = memory.value(for: cacheKey(source, request.operation))
-        if hit != nil { observer?(.cache(.memory)) }
+        guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
+        observer?(.cache(.memory))
+        hit.cache = .memory
         return hit
     }
 

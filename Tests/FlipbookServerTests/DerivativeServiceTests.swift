@@ -50,12 +50,13 @@ import Testing
     @Test func memoryCacheKeepsWithinItsByteLimit() async throws {
         let root = try Env.makeRoot("lru")
         var configuration = DerivativeService.Configuration(root: root)
-        configuration.memoryCacheBytes = 200_000
+        configuration.memoryCacheBytes = 100_000
+        configuration.memoryCacheEntryFraction = 0.5
         let service = try DerivativeService(configuration: configuration)
         for size in stride(from: 200, to: 280, by: 4) {
             let d = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: size))))
             #expect(d.size > 0)
-            #expect(service.memoryCacheUsage.bytes <= 200_000)
+            #expect(service.memoryCacheUsage.bytes <= 100_000)
         }
         #expect(service.memoryCacheUsage.count < 20)
         // The most recent is a hit; the first was evicted and runs again.

@@ -97,9 +97,9 @@ final class ServeProcess: @unchecked Sendable {
 
     @Test func sigtermFinishesInFlightRequestsAndExitsZero() async throws {
         let root = try Env.makeRoot("sigterm")
-        // A GIF that takes a while to convert (made by ffmpeg): 150 frames at 480x360.
+        // A GIF that takes a while to convert (made by ffmpeg): 75 frames at 320x240.
         let slow = root + "/slow.gif"
-        let made = try Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=480x360:rate=25", "-t", "6", "-y", slow])
+        let made = try Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-y", slow])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
         let server = try ServeProcess([root])
         let inFlight = Task { try await server.request("/mp4/slow.gif") }

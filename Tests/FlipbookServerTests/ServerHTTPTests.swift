@@ -202,8 +202,8 @@ import Testing
         #expect(post.status == 405)
         let health = try await server.request("/health")
         #expect(health.status == 200)
-        // Nothing for a bad request was ever queued as a job.
-        #expect(server.server.service.jobsRun["thumb", default: 0] <= 1)
+        // Parameter and path errors are refused before any job: only the two files above ran one.
+        #expect(server.server.service.jobsRun["thumb", default: 0] == 2)
     }
 
     @Test func theRootIsAJail() async throws {
