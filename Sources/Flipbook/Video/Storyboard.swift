@@ -48,6 +48,8 @@ public struct StoryboardOptions: Sendable {
     public var quality = 75
     /// Most tiles (a guard against tiny intervals on long videos). Default 10,000.
     public var maxTiles = 10_000
+    /// Polled between tiles; returning true stops with `.cancelled`. Default nil.
+    public var isCancelled: (@Sendable () -> Bool)?
 
     public init() {}
 }
@@ -126,6 +128,7 @@ extension Storyboard {
                 heldTile = nil
             }
             while let frame = try reader.nextFrame() {
+                if options.isCancelled?() == true { throw FlipbookError(.cancelled, "the storyboard was cancelled") }
                 guard let s = reader.seconds(frame) else {
                     // No timestamp: it stands for the next tile.
                     try hold(frame, likelyShown: true)
