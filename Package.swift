@@ -40,16 +40,11 @@ let package = Package(
             name: "CFFmpeg",
             linkerSettings: [.linkedLibrary("dl")]
         ),
-        // libwebp's demuxer and animation decoder (animated WebP): Debian's libwebp-dev, pkg-config libwebpdemux.
-        .systemLibrary(
-            name: "CWebPDemux",
-            pkgConfig: "libwebpdemux",
-            providers: [.apt(["libwebp-dev"])]
-        ),
         // Little CMS 2: embedded ICC profiles to sRGB.
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
-        // libwebp's decode API, for scaled decoding straight to the thumbnail size.
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        // libwebp's decode API (scaled decoding straight to the thumbnail size) and its demuxer and
+        // animation decoder (animated WebP), in one module.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libheif: HEIC (libde265) and AVIF (libaom/dav1d) stills.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // libpng 1.6, row by row, so a large PNG's memory follows the thumbnail.
@@ -58,7 +53,7 @@ let package = Package(
         .target(name: "CFlipbookProfiles", exclude: ["cmyk.icm"]),
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CPNG", "CFlipbookProfiles", "CWebPDemux"]
+            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CPNG", "CFlipbookProfiles"]
         ),
         // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
         // another server (Vapor, say) can use it the same way.

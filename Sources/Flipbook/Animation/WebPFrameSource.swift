@@ -1,4 +1,4 @@
-import CWebPDemux
+import CWebP
 
 /// Owns the file's bytes for libwebp: the demuxer and the animation decoder read them in place and never
 /// copy them, so they must live as long as either.
