@@ -119,4 +119,10 @@ if Context.environment["FLIPBOOK_FUZZ"] == "1" {
     for name in ["fuzz-sniff", "fuzz-gif", "fuzz-jpeg", "fuzz-png-webp", "fuzz-probe"] {
         package.targets.append(.executableTarget(name: name, dependencies: ["Flipbook"], path: "Tests/Fuzz/Targets/\(name)"))
     }
+    // The server's Range parser and path normaliser, once the FlipbookServer target exists (issue 11).
+    if package.targets.contains(where: { $0.name == "FlipbookServer" }) {
+        for name in ["fuzz-range", "fuzz-path"] {
+            package.targets.append(.executableTarget(name: name, dependencies: ["FlipbookServer"], path: "Tests/Fuzz/Targets/\(name)"))
+        }
+    }
 }

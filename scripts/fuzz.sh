@@ -12,7 +12,11 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 CORPUS=${FLIPBOOK_CORPUS:-../shared/corpus}
 SCRATCH=.build-fuzz
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-sniff fuzz-gif fuzz-jpeg fuzz-png-webp fuzz-probe)
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(fuzz-sniff fuzz-gif fuzz-jpeg fuzz-png-webp fuzz-probe)
+  # The server's Range and path fuzzers, once the server target is in the package (issue 11).
+  [ -d Sources/FlipbookServer ] && targets+=(fuzz-range fuzz-path)
+fi
 
 seeds() {
   case "$1" in
@@ -21,10 +25,12 @@ seeds() {
     fuzz-jpeg) echo "$CORPUS/jpeg" ;;
     fuzz-png-webp) echo "$CORPUS/png $CORPUS/webp" ;;
     fuzz-probe) echo "$CORPUS/video" ;;
+    fuzz-range) echo "Tests/Fuzz/Seeds/range" ;;
+    fuzz-path) echo "Tests/Fuzz/Seeds/path" ;;
   esac
 }
 max_len() {
-  case "$1" in fuzz-sniff|fuzz-png-webp) echo 4096 ;; *) echo 65536 ;; esac
+  case "$1" in fuzz-sniff|fuzz-png-webp) echo 4096 ;; fuzz-range|fuzz-path) echo 1024 ;; *) echo 65536 ;; esac
 }
 
 for t in "${targets[@]}"; do

@@ -10,12 +10,12 @@ PY=${FLIPBOOK_PYTHON:-$PWD/.build/venv/bin/python3}
 status=0
 
 echo "== AddressSanitizer: swift test --sanitize=address (.build-asan)"
-$SWIFT build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "warning:|error:|Compiling|Build" | tail -3
+[ -n "${SANITIZE_SKIP_BUILD:-}" ] || $SWIFT build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "warning:|error:|Compiling|Build" | tail -3
 mkdir -p .build-asan
 # The sweep runs the normal CLI in subprocesses, so it adds nothing under ASan; it is skipped here.
 filter=()
 [ -n "${SANITIZE_FILTER:-}" ] && filter=(--filter "$SANITIZE_FILTER")
-ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0 FLIPBOOK_PYTHON=$PY \
+ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0 LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 FLIPBOOK_PYTHON=$PY \
   $SWIFT test --skip-build --sanitize=address --scratch-path .build-asan --skip SweepTests "${filter[@]}" \
   > .build-asan/test.log 2>&1
 asan=$?
@@ -40,10 +40,13 @@ $bin convert samples -o "$out/video" --jobs 4 --preset ultrafast --max-size 160 
 c=$?
 $bin thumb samples/* -o "$out/thumbs" --size 96 --jobs 4 >> .build-tsan/tsan.log 2>&1
 t=$?
-if grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log || [ $c -eq 66 ] || [ $t -eq 66 ]; then
+if [ ! -x "$bin" ]; then
+  echo "sanitize: the ThreadSanitizer build failed"; status=1
+elif grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log || [ $c -eq 66 ] || [ $t -eq 66 ]; then
   grep -A20 "WARNING: ThreadSanitizer" .build-tsan/tsan.log | head -60
   echo "sanitize: ThreadSanitizer reported races (.build-tsan/tsan.log)"; status=1
 else
-  echo "sanitize: TSan clean (convert exit $c, thumb exit $t; $(ls "$out/video" | wc -l) videos, $(ls "$out/thumbs" | wc -l) thumbnails)"
+  [ $c -eq 0 ] && [ $t -eq 0 ] || { echo "sanitize: convert/thumb failed under TSan (.build-tsan/tsan.log)"; status=1; }
+  echo "sanitize: no TSan reports (convert exit $c, thumb exit $t; $(ls "$out/video" | wc -l) videos, $(ls "$out/thumbs" | wc -l) thumbnails)"
 fi
 exit $status

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Poster A/B: two Flipbook builds and ffmpegthumbnailer on the 1080p 60 s H.264 clip, alternating in one
+run (order rotated each round), median of N runs (default 7). Usage:
+    bench/posters.py BEFORE_BIN AFTER_BIN [runs]
+Prints wall and peak RSS medians and each build's ratios to ffmpegthumbnailer (as `make bench` does)."""
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import WORK, run  # noqa: E402
+
+before, after = sys.argv[1], sys.argv[2]
+runs = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+video = os.path.join(WORK, "testsrc2-1080p-60s.mp4")
+out = tempfile.mkdtemp(prefix="flipbook-posters-")
+cmds = {
+    "before": [before, "poster", video, "-o", os.path.join(out, "a.jpg"), "--size", "256"],
+    "after": [after, "poster", video, "-o", os.path.join(out, "b.jpg"), "--size", "256"],
+    "ffmpegthumbnailer": ["ffmpegthumbnailer", "-i", video, "-o", os.path.join(out, "c.jpg"), "-s", "256"],
+}
+names = list(cmds)
+results = {k: [] for k in names}
+for i in range(runs + 1):
+    order = names[i % 3:] + names[:i % 3]
+    for name in order:
+        t, rss, code = run(cmds[name])
+        if code != 0:
+            sys.exit(f"{name} exited {code}")
+        if i > 0:
+            results[name].append((t, rss))
+med = {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
+peer = med["ffmpegthumbnailer"]
+print(f"1080p 60 s H.264 poster, 256 px, median of {runs} alternating runs")
+for k in names:
+    print(f"- {k}: {med[k][0]:.1f} ms, {med[k][1]:.1f} MB" +
+          ("" if k == "ffmpegthumbnailer" else f"; vs ffmpegthumbnailer: wall {med[k][0] / peer[0]:.2f}x, RSS {med[k][1] / peer[1]:.2f}x"))
