@@ -90,7 +90,9 @@ import Testing
         #expect(try router.pipeline(for: .mp4).name == "video")
         #expect(try router.pipeline(for: .webm).name == "video")
         #expect(throws: FlipbookError.self) { try router.pipeline(for: .unknown) }
-        #expect(throws: FlipbookError.self) { try router.pipeline(for: .heic) }
+        // AVIF and HEIC stills go through libheif in the still pipeline.
+        #expect(try router.pipeline(for: .heic).name == "still")
+        #expect(try router.pipeline(for: .avif).name == "still")
     }
 
     /// A new pipeline plugs in by registration; the router code does not change.

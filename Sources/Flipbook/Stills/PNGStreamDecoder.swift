@@ -101,8 +101,14 @@ enum PNGStreamDecoder {
                     var rows = (0..<h).map { Optional(buffer.baseAddress! + $0 * w * channels) }
                     try rows.withUnsafeMutableBufferPointer { try reader.check(fb_png_read_image(png, $0.baseAddress), "png_read_image") }
                 }
-                return Decoded(image: Image(width: w, height: h, channels: channels, pixels: pixels), fullSize: full,
-                               factor: 1, interlaced: true, profile: profile)
+                // Shrink by whole factors before the Lanczos, as for streamed files (the full image is freed here).
+                let k = factor(scale: scale)
+                let image = k > 1
+                    ? pixels.withUnsafeBufferPointer {
+                        BoxShrink.plane($0.baseAddress!, stride: w * channels, width: w, height: h, channels: channels, factor: k)
+                    }
+                    : Image(width: w, height: h, channels: channels, pixels: pixels)
+                return Decoded(image: image, fullSize: full, factor: k, interlaced: true, profile: profile)
             }
 
             try limits.checkPixels(width: w, height: h, limit: limits.maxScaledPixels, what: "PNG (streamed)")
