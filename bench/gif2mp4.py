@@ -81,8 +81,6 @@ def main():
                             t, c = timed(["ffmpeg", "-v", "error", "-y", "-i", gif, *PEER, peer])
                             tb += t / 2
                         codes.add((side, c))
-                        if side == "ours" and os.path.exists(ours) and k == 0:
-                            pass
                 if any(c != 0 for _, c in codes):
                     excluded.append((name, "a converter failed: " + ", ".join(f"{s} exit {c}" for s, c in sorted(codes) if c)))
                     continue
