@@ -21,7 +21,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2
 
-.PHONY: all deps venv build release test demo bench bench-stills samples clean
+.PHONY: all deps venv build release test demo bench bench-stills samples clean serve bench-serve
 
 all: build
 
@@ -88,6 +88,14 @@ bench: release venv
 bench-stills: release
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/still_colour.py
+
+# `flipbook serve` on samples/ (loopback, port 8080; Ctrl-C stops it gracefully).
+serve: build
+	$(DEBUG_BIN) serve samples --port $${PORT:-8080}
+
+# flipbook serve vs nginx-light (wrk, Range on a cached MP4), memory with a 32 MB cache, cold derivatives.
+bench-serve: release
+	bench/serve.sh
 
 clean:
 	rm -rf .build out bench/work
