@@ -190,14 +190,8 @@ extension ConversionTests {
 /// Every corpus file that ffmpeg decodes as an animation (GIF, animated WebP, APNG) converts, unless it is
 /// on this list with its reason. Anything else rejected fails the test.
 extension ConversionTests {
-    static let expectedRejections: [String: String] = [
-        "png/image-png/basic_f20.png": "APNG: not supported yet",
-        "webp/image-webp/random_lossless.webp": "animated WebP: not supported yet",
-        "webp/image-webp/random_lossy.webp": "animated WebP: not supported yet",
-        "webp/pillow/iss634.webp": "animated WebP: not supported yet",
-        "webp/sharp/animated-loop-3.webp": "animated WebP: not supported yet",
-        "webp/sharp/big-height.webp": "animated WebP: not supported yet",
-    ]
+    /// Empty since animated WebP and APNG became frame sources: every animation ffmpeg decodes converts.
+    static let expectedRejections: [String: String] = [:]
 
     @Test(.enabled(if: Corpus.available && CLITests.built, "needs the corpus and the built flipbook executable"))
     func everyAnimationFFmpegDecodesConvertsUnlessListed() throws {
