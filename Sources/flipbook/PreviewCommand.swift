@@ -13,7 +13,7 @@ struct PreviewCommand: ParsableCommand {
             All loop forever and keep the video's timing to the millisecond (GIF: to the centisecond).
             """)
 
-    @Argument(help: "Input video.") var input: String
+    @Argument(help: "Input video, or animation (GIF, animated WebP, APNG).") var input: String
     @Option(name: .shortAndLong, help: "Output .mp4, .webm, .gif or .webp.") var output: String
     @Option(help: "Number of segments.") var segments = 5
     @Option(help: "Length of each segment: 1s, 800ms or seconds.") var segmentLength = "1s"

@@ -28,6 +28,11 @@ public final class GIFFrameSource: FrameSource {
     public func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         do {
             try decoder.forEachFrame { meta, canvas in
+                // The scan and the decoder size a zero-size screen by the same rule; if they ever disagreed,
+                // consumers would read past the canvas, so it is an error rather than a crash.
+                guard canvas.count == info.width * info.height * 4 else {
+                    throw FlipbookError(.corrupt, "GIF canvas is \(decoder.canvasWidth)x\(decoder.canvasHeight), its scan said \(info.width)x\(info.height)")
+                }
                 let frame = AnimationFrame(index: meta.index, presentationTimeMs: meta.presentationTimeMs,
                                            durationMs: meta.durationMs, isPartial: meta.isPartial)
                 if try !body(frame, canvas) { throw Stop() }
