@@ -40,6 +40,7 @@ struct BundleCommand: ParsableCommand {
                 var options = PreviewOptions()
                 options.size = previewSize
                 options.format = fileExtension(preview).flatMap(PreviewFormat.init(fileExtension:)) ?? .mp4
+                if options.format == .webm { options.video.codec = .vp9 }  // WebM cannot hold H.264
                 request.preview = options
             }
             let made = try VideoBundle.make(try MediaInput(path: input), request)

@@ -20,7 +20,7 @@ struct PreviewCommand: ParsableCommand {
     @Option(help: "Longer side, in pixels.") var size = 320
     @Option(help: "Cap on frames per second (default: the video's own, at most 50 for GIF).") var fps: Double?
     @Option(help: "Constant rate factor (MP4, WebM).") var crf = 23
-    @Option(help: "h264, hevc, vp9 or av1 (MP4, WebM).") var codec: VideoCodec = .h264
+    @Option(help: "h264, hevc, vp9 or av1 (default: h264 for MP4, vp9 for WebM).") var codec: VideoCodec?
     @Option(help: "Quality, 0-100 (WebP).") var quality = 75
     @Option(help: "Palette entries, 4-256 (GIF).") var colors = 256
     @Option(help: "floyd-steinberg, ordered or none (GIF).") var dither: GIFDither = .floydSteinberg
@@ -45,7 +45,8 @@ struct PreviewCommand: ParsableCommand {
             options.fps = fps
             options.format = fileExtension(output).flatMap(PreviewFormat.init(fileExtension:)) ?? .mp4
             options.video.crf = crf
-            options.video.codec = codec
+            // WebM cannot hold H.264: without --codec, a .webm preview gets VP9.
+            options.video.codec = codec ?? (options.format == .webm ? .vp9 : .h264)
             options.webp.quality = quality
             options.gif.colors = colors
             options.gif.dither = dither

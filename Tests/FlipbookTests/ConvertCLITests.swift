@@ -149,6 +149,31 @@ extension CLITests {
         #expect(p.type == .jpeg && p.width == 120 && p.height == 68)
     }
 
+    /// The poster, storyboard, bundle and WebM preview commands, judged by ffprobe and our probe of the files.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func posterStoryboardBundleAndWebMPreviewCommands() throws {
+        let dir = try TemporaryDirectory()
+        let video = "\(Self.samples)/testsrc2-480x270-4s.mp4"
+        let poster = try flipbook("poster", video, "-o", dir.path("p.jpg"), "--size", "160")
+        #expect(poster.status == 0, "\(poster.stderr)")
+        let p = try MediaInput(path: dir.path("p.jpg")).probe()
+        #expect(p.type == .jpeg && p.width == 160 && p.height == 90)
+        let board = try flipbook("storyboard", video, "-o", dir.path("board"), "--interval", "1s", "--columns", "2", "--size", "80")
+        #expect(board.status == 0, "\(board.stderr)")
+        let vtt = try String(contentsOfFile: dir.path("board/storyboard.vtt"), encoding: .utf8)
+        #expect(vtt.hasPrefix("WEBVTT") && vtt.components(separatedBy: "#xywh=").count - 1 == 4, "\(vtt)")
+        #expect(FileManager.default.fileExists(atPath: dir.path("board/sheet-0.jpg")))
+        let webm = try flipbook("preview", video, "-o", dir.path("h.webm"), "--segments", "2", "--size", "120")
+        #expect(webm.status == 0, "\(webm.stderr)")
+        #expect(try Self.ffprobe(dir.path("h.webm"), "stream=codec_name,width,height") == "vp9,120,68")
+        let bundle = try flipbook("bundle", video, "--poster", dir.path("b.jpg"), "--storyboard", dir.path("bb"),
+                                  "--interval", "1s", "--preview", dir.path("b.mp4"), "--preview-size", "120")
+        #expect(bundle.status == 0, "\(bundle.stderr)")
+        #expect(try MediaInput(path: dir.path("b.jpg")).probe().type == .jpeg)
+        #expect(FileManager.default.fileExists(atPath: dir.path("bb/storyboard.vtt")))
+        #expect(try Self.ffprobe(dir.path("b.mp4"), "stream=codec_name") == "h264")
+    }
+
     /// A conversion killed mid-way leaves nothing under the output's name; running it again completes it.
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
     func aKilledConversionLeavesNothingAndARerunCompletesIt() throws {
