@@ -127,8 +127,10 @@ def bench_ranges():
     try:
         mp4 = get(f"http://127.0.0.1:{fb_port}/mp4/big.gif")
         docroot = tempfile.mkdtemp(prefix="flipbook-nginx-root-")
+        os.chmod(docroot, 0o755)  # nginx's workers run as www-data
         with open(os.path.join(docroot, "big.mp4"), "wb") as f:
             f.write(mp4)
+        os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
         ng, ng_port = nginx(docroot)
         try:
             a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
