@@ -17,7 +17,7 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavut
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
-PIP_PACKAGES := websocket-client ssimulacra2
+PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
 .PHONY: all deps venv build release test demo bench samples clean
 
@@ -84,3 +84,10 @@ bench: release
 
 clean:
 	rm -rf .build out bench/work
+
+# Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
+# offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
+# the same script through DeployRecipeTests.
+.PHONY: check-deploy
+check-deploy: venv
+	FLIPBOOK_PYTHON=$(CURDIR)/$(PY) scripts/check-deploy.sh

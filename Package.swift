@@ -34,6 +34,11 @@ let package = Package(
             name: "Flipbook",
             dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg"]
         ),
+        // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.
+        .target(
+            name: "FlipbookGallery",
+            dependencies: ["Flipbook"]
+        ),
         .executableTarget(
             name: "flipbook",
             dependencies: [
@@ -49,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "FlipbookTests",
             dependencies: ["Flipbook", "CFFmpeg", "CTurboJPEG", "CGIF"]
+        ),
+        .testTarget(
+            name: "FlipbookGalleryTests",
+            dependencies: ["FlipbookGallery", "Flipbook"]
         ),
     ]
 )
