@@ -91,3 +91,21 @@ clean:
 .PHONY: check-deploy
 check-deploy: venv
 	FLIPBOOK_PYTHON=$(CURDIR)/$(PY) scripts/check-deploy.sh
+
+# The gallery in a real browser (Debian's chromium, headless, over the DevTools protocol) against a real
+# `flipbook serve` on a folder of 2,000 links; `make test` runs it through GalleryBrowserTests.
+.PHONY: test-gallery
+test-gallery: venv build
+	$(PY) Tests/browser/gallery_browser.py --flipbook $(DEBUG_BIN)
+
+# Two `flipbook serve` replicas sharing one --disk-cache behind a generated nginx (as the current user, on
+# loopback); `make test` runs it through ReplicaTests.
+.PHONY: test-replicas
+test-replicas: venv build
+	$(PY) Tests/replicas/replicas.py --flipbook $(DEBUG_BIN) --replicas 2
+
+# The browser scenario on the release build, three runs: time from navigation to the first playing preview,
+# JS heap and DOM size (reported, not asserted).
+.PHONY: bench-gallery
+bench-gallery: venv release
+	bench/gallery.sh $(RELEASE_BIN) $(PY)

@@ -8,12 +8,18 @@ extension GalleryPage {
     ///   `nearObserver`) and loses it (`removeAttribute('src')`, then `load()`, which frees the decoder and
     ///   buffers) once it is 800 px out (`farObserver`) or its tile is recycled. At most `maxVideos` hold a
     ///   source; past that the one farthest from the middle of the viewport gives its source up.
+    /// - At most 4 videos load at once (nearest first), so a few slow, cold previews never take all of the
+    ///   browser's 6 connections from posters and listing pages.
     /// - prefers-reduced-motion: nothing plays by itself; a preview plays while hovered or focused.
     static let script = #"""
         "use strict";
         (() => {
           const config = JSON.parse(document.getElementById("flipbook-config").textContent);
           const MAX_VIDEOS = config.maxVideos;
+          // Videos fetching at once: HTTP/1.1 browsers open 6 connections per host, so at most 4 go to
+          // videos that are still loading (a cold preview may take a while to make) and posters and
+          // listing pages always get through.
+          const MAX_LOADING = 4;
           const MIN_TILE = 200, GAP = 12, TEXT_H = 46;
           const grid = document.getElementById("grid");
           const statusLine = document.getElementById("status");
@@ -28,6 +34,7 @@ extension GalleryPage {
           const near = new Set();     // tiles within 200 px of the viewport
           const attached = new Set(); // tiles whose video holds a source
           const active = new Set();   // hovered or focused tiles
+          const loadingVideos = new Set(); // attached tiles whose video has not started playing yet
           let cols = 1, colW = MIN_TILE, mediaH = 150, rowH = 200;
 
           // Breadcrumbs (signed links from the server).
@@ -71,8 +78,10 @@ extension GalleryPage {
             const name = document.createElement("span"); name.className = "name";
             const meta = document.createElement("span"); meta.className = "meta";
             media.append(img, video); el.append(media, name, meta);
-            const tile = { el, media, img, video, name, meta, index: -1, item: null };
-            video.addEventListener("playing", () => video.classList.add("on"));
+            const tile = { el, media, img, video, name, meta, index: -1, item: null, timer: 0 };
+            const settled = () => { if (loadingVideos.delete(tile)) schedule(); };
+            video.addEventListener("playing", () => { video.classList.add("on"); settled(); });
+            video.addEventListener("error", settled);
             el.addEventListener("mouseenter", () => { active.add(tile); schedule(); });
             el.addEventListener("mouseleave", () => { active.delete(tile); schedule(); });
             el.addEventListener("focus", () => { active.add(tile); schedule(); });
@@ -125,6 +134,10 @@ extension GalleryPage {
           function attach(tile) {
             if (attached.has(tile) || !tile.item || !tile.item.video) return;
             attached.add(tile);
+            loadingVideos.add(tile);
+            // A video that never starts (a one-frame clip, a stalled server) gives its loading slot back.
+            clearTimeout(tile.timer);
+            tile.timer = setTimeout(() => { if (loadingVideos.delete(tile)) schedule(); }, 10000);
             tile.video.src = tile.item.video;
             const p = tile.video.play();
             if (p) p.catch(() => {});
@@ -133,6 +146,8 @@ extension GalleryPage {
           function detach(tile) {
             if (!attached.has(tile)) return;
             attached.delete(tile);
+            loadingVideos.delete(tile);
+            clearTimeout(tile.timer);
             tile.video.pause();
             tile.video.classList.remove("on");
             tile.video.removeAttribute("src");
@@ -153,6 +168,7 @@ extension GalleryPage {
             }
             for (const t of keep) {
               if (attached.has(t)) { if (t.video.paused) { const p = t.video.play(); if (p) p.catch(() => {}); } continue; }
+              if (loadingVideos.size >= MAX_LOADING && !active.has(t)) continue;
               if (attached.size >= MAX_VIDEOS) {
                 let farthest = null, far = -1;
                 for (const a of attached) if (!keep.has(a)) { const d = distance(a); if (d > far) { far = d; farthest = a; } }

@@ -58,14 +58,15 @@ def make_library(root, entries):
     os.makedirs(src)
     os.makedirs(big)
     sources = []
-    for i, (pattern, size) in enumerate([("testsrc", "200x150"), ("rgbtestsrc", "160x160"),
-                                         ("smptebars", "240x135"), ("testsrc2", "180x120")]):
+    # Moving patterns only: a GIF whose frames are all alike becomes a one-frame MP4.
+    for i, (pattern, size) in enumerate([("testsrc", "200x150"), ("testsrc2", "160x160"),
+                                         ("life", "240x135"), ("cellauto", "180x120")]):
         path = os.path.join(src, f"anim{i}.gif")
-        ffmpeg("-f", "lavfi", "-i", f"{pattern}=size={size}:rate=10:duration=2", path)
+        ffmpeg("-f", "lavfi", "-i", f"{pattern}=size={size}:rate=10", "-t", "2", path)
         sources.append(path)
     for i, (pattern, size) in enumerate([("testsrc2", "640x360"), ("mandelbrot", "480x320")]):
         path = os.path.join(src, f"clip{i}.mp4")
-        ffmpeg("-f", "lavfi", "-i", f"{pattern}=size={size}:rate=25:duration=6", "-c:v", "libx264",
+        ffmpeg("-f", "lavfi", "-i", f"{pattern}=size={size}:rate=25", "-t", "6", "-c:v", "libx264",
                "-preset", "veryfast", "-pix_fmt", "yuv420p", path)
         sources.append(path)
     for n in range(entries):
@@ -227,7 +228,9 @@ def scenario(args, checks, base, gallery_path, report):
         checks.check(not far_with_src, f"tiles far from the viewport hold no source ({len(far_with_src)} do)")
         early = [v["name"] for v in s["videos"] if v["src"] and v["name"] < "e01500"]
         checks.check(not early, f"tiles scrolled far away hold no source ({len(early)} of the first 1,500 do)")
-        end_playing = advancing(browser, lambda v: v["inView"])
+        # Cold previews are made while the page waits (the time is the bench's business, not the test's).
+        end_playing = wait_for(lambda: (lambda names: names if len(names) >= 3 else None)(
+            advancing(browser, lambda v: v["inView"])), 60, interval=0.5) or []
         checks.check(len(end_playing) >= 3 and all(n >= "e01800" for n in end_playing),
                      f"{len(end_playing)} tiles at the end play ({', '.join(sorted(end_playing)[:3])} ...)")
         checks.check(max_with_src <= MAX_VIDEOS, f"at most {max_with_src} video elements held a source at any sample (<= {MAX_VIDEOS})")

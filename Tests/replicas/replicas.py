@@ -214,6 +214,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--flipbook", required=True)
     parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs) for a look")
     args = parser.parse_args()
     flipbook = os.path.abspath(args.flipbook)
     work = tempfile.mkdtemp(prefix="flipbook-replicas-")
@@ -288,7 +289,10 @@ def main():
         if nginx:
             pid_alive = os.path.exists(os.path.join(nginx.prefix, "nginx.pid"))
             checks.check(not pid_alive, "nginx stopped (its pid file is gone)")
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print("kept", work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     print(f"replicas: {checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0
 

@@ -103,6 +103,8 @@ public enum VideoPreview {
             let index = timeline.current
             try reader.seek(to: segment.start)
             while timeline.current == index {
+                // The server's job cancellation (a client gone, a timeout) reaches here between frames.
+                if options.video.decode.isCancelled?() == true { throw FlipbookError(.cancelled, "the preview was cancelled") }
                 guard let frame = try reader.nextFrame() else {
                     timeline.finishSegment()
                     break

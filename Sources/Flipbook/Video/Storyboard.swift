@@ -46,6 +46,8 @@ public struct StoryboardOptions: Sendable {
     public var quality = 75
     /// Most tiles (a guard against tiny intervals on long videos). Default 10,000.
     public var maxTiles = 10_000
+    /// Polled between tiles; returning true stops with `.cancelled`. Default nil.
+    public var isCancelled: (@Sendable () -> Bool)?
 
     public init() {}
 }
@@ -67,6 +69,7 @@ extension Storyboard {
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
         var tiles: [Image] = []
         for start in plan.starts {
+            if options.isCancelled?() == true { throw FlipbookError(.cancelled, "the storyboard was cancelled") }
             let t = Double(start) / 1000
             var tile: Image?
             try reader.decode(from: t) { frame in

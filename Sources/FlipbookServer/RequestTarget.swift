@@ -1,0 +1,135 @@
+import Flipbook
+import FlipbookService
+
+/// A raw request target (`/thumb/a%20b.jpg?size=64`) split into route, decoded path segments and query
+/// parameters. Pure: every rejection is a `RouteError` the responder maps to a status and JSON body.
+public struct RequestTarget: Sendable, Equatable {
+    /// First path segment: mp4, thumb, poster, preview, storyboard, original, health, metrics.
+    public var route: String
+    /// The rest of the path, each segment percent-decoded.
+    public var segments: [String]
+    /// The rest of the path as received (percent-encoded), for messages.
+    public var rawPath: String
+    /// Query parameters in order, percent-decoded (`sig` included).
+    public var query: [(name: String, value: String)]
+
+    public static func == (a: RequestTarget, b: RequestTarget) -> Bool {
+        a.route == b.route && a.segments == b.segments && a.rawPath == b.rawPath
+            && a.query.map(\.name) == b.query.map(\.name) && a.query.map(\.value) == b.query.map(\.value)
+    }
+
+    /// Why a target was refused before any file was looked at.
+    public struct RouteError: Error, Equatable, Sendable {
+        public var status: Int
+        public var code: String
+        public var message: String
+        init(_ status: Int, _ code: String, _ message: String) {
+            self.status = status
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// Longest target accepted (414 beyond). nginx's default large_client_header_buffers line is 8 KB.
+    public static let maxLength = 8192
+
+    /// Parses `target`. Rejects (400) percent-encoded '/', NUL, invalid escapes or UTF-8, and empty, '.'
+    /// or '..' segments, encoded or not; a dot-segment is never normalised away.
+    public init(_ target: String) throws(RouteError) {
+        guard target.utf8.count <= Self.maxLength else { throw RouteError(414, "uri-too-long", "the request target is over \(Self.maxLength) bytes") }
+        guard target.hasPrefix("/") else { throw RouteError(400, "bad-path", "the request target must start with '/'") }
+        let pathPart: Substring, queryPart: Substring?
+        if let q = target.firstIndex(of: "?") {
+            pathPart = target[..<q]
+            queryPart = target[target.index(after: q)...]
+        } else {
+            pathPart = Substring(target)
+            queryPart = nil
+        }
+        let rawSegments = pathPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        route = String(rawSegments.first ?? "")
+        let rest = rawSegments.dropFirst()
+        rawPath = rest.joined(separator: "/")
+        var decoded: [String] = []
+        for raw in rest {
+            guard let segment = Self.percentDecode(raw) else {
+                throw RouteError(400, "bad-path", "the path has an invalid percent-escape or is not UTF-8")
+            }
+            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
+                || segment.contains("\\")
+            {
+                throw RouteError(400, "bad-path", "the path may not contain empty, '.' or '..' segments, an encoded '/', '\\\\' or NUL")
+            }
+            decoded.append(segment)
+        }
+        segments = decoded
+        var params: [(name: String, value: String)] = []
+        if let queryPart {
+            for pair in queryPart.split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = Self.percentDecode(parts[0]), let value = Self.percentDecode(parts.count > 1 ? parts[1] : "") else {
+                    throw RouteError(400, "bad-parameter", "a query parameter has an invalid percent-escape")
+                }
+                params.append((name, value))
+            }
+        }
+        query = params
+    }
+
+    /// The value of query parameter `name`; 400 if it appears more than once.
+    public func parameter(_ name: String) throws(RouteError) -> String? {
+        let values = query.filter { $0.name == name }
+        guard values.count <= 1 else { throw RouteError(400, "bad-parameter", "'\(name)' is given more than once") }
+        return values.first?.value
+    }
+
+    /// `size`: 1 to 4096 digits-only, else 400; `defaultValue` when absent.
+    public func size(default defaultValue: Int?) throws(RouteError) -> Int? {
+        guard let text = try parameter("size") else { return defaultValue }
+        guard !text.isEmpty, text.utf8.count <= 4, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text), (1...4096).contains(n) else {
+            throw RouteError(400, "bad-size", "size must be a whole number from 1 to 4096")
+        }
+        return n
+    }
+
+    /// The thumbnail request from `size`, `fit` and `format`.
+    public func thumbnailRequest(defaultSize: Int) throws(RouteError) -> ThumbnailRequest {
+        let size = try size(default: defaultSize) ?? defaultSize
+        var fit = Fit.inside
+        if let text = try parameter("fit") {
+            switch text {
+            case "inside": fit = .inside
+            case "cover": fit = .cover
+            default: throw RouteError(400, "bad-parameter", "fit must be inside or cover")
+            }
+        }
+        var format = OutputFormat.jpeg
+        if let text = try parameter("format") {
+            guard let f = OutputFormat(rawValue: text) else { throw RouteError(400, "bad-parameter", "format must be jpeg, webp or png") }
+            format = f
+        }
+        return ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: false, format: format)
+    }
+
+    static func percentDecode(_ text: Substring) -> String? {
+        var out: [UInt8] = []
+        var bytes = text.utf8.makeIterator()
+        func hex(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x61...0x66: c - 0x61 + 10
+            case 0x41...0x46: c - 0x41 + 10
+            default: nil
+            }
+        }
+        while let c = bytes.next() {
+            if c == UInt8(ascii: "%") {
+                guard let a = bytes.next(), let b = bytes.next(), let hi = hex(a), let lo = hex(b) else { return nil }
+                out.append(hi << 4 | lo)
+            } else {
+                out.append(c)
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+}

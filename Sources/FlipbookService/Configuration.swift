@@ -1,0 +1,49 @@
+import Flipbook
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DerivativeService {
+    /// How a `DerivativeService` behaves. Every property documents its default; the defaults serve a
+    /// desktop-sized machine and keep nothing on disk.
+    public struct Configuration: Sendable {
+        /// The folder requests are resolved in; nothing outside it is ever read. No default.
+        public var root: String
+        /// Byte-cost limit of the in-memory cache of finished derivatives. Default 256 MB.
+        public var memoryCacheBytes: Int = 256 << 20
+        /// No single entry may cost more than this fraction of `memoryCacheBytes` (as in Nuke). Default 0.1.
+        public var memoryCacheEntryFraction: Double = 0.1
+        /// Folder of the disk cache (nil: none). Several processes may share one. Default nil.
+        public var diskCacheDirectory: String?
+        /// Size limit of the disk cache; when exceeded it is trimmed to 70 %. Default 10 GB.
+        public var diskCacheBytes: Int = 10_000_000_000
+        /// Threads that decode and encode, off the caller's threads and Swift's cooperative pool.
+        /// Default: the number of online cores.
+        public var workers: Int = DerivativeService.onlineCores
+        /// Jobs that may wait for a worker; one more gets `DerivativeServiceError.busy`. Default 64.
+        public var queueLimit: Int = 64
+        /// A job running longer than this is cancelled and fails with `.timeout`. Default 60 s.
+        public var jobTimeoutSeconds: Double = 60
+        /// Encoder threads per job (libav's own); 1 keeps workers x threads within the cores. Default 1.
+        public var encoderThreads: Int = 1
+        /// Library limits (pixels, bytes): over them a request fails fast with `.limitExceeded`.
+        /// Default `Limits()` (100 MP, 512 MiB).
+        public var limits = Limits()
+        /// Most frames a GIF may have for `/mp4`. Default 10,000 (the decoder's own default).
+        public var maxGIFFrames: Int = 10_000
+        /// Builds the URL a storyboard's WebVTT gives for sheet N of the (percent-encoded) path; a server
+        /// that signs URLs signs them here. Default `/storyboard/<path>.sheet-N.jpg`.
+        public var storyboardSheetURL: @Sendable (_ encodedPath: String, _ sheet: Int) -> String = {
+            "/storyboard/\($0).sheet-\($1).jpg"
+        }
+        /// Distinguishes storyboard WebVTT files made with different `storyboardSheetURL` functions in a
+        /// shared disk cache (a server puts a hash of its signing key here). Default "".
+        public var storyboardURLTag: String = ""
+
+        /// A configuration serving `root` with every other default.
+        public init(root: String) { self.root = root }
+    }
+
+    /// Online cores, at least 1.
+    public static var onlineCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

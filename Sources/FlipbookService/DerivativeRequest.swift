@@ -1,0 +1,89 @@
+import Flipbook
+import NIOCore
+
+/// What to make of which file. Hashable and part of the cache key (with the file's identity and the
+/// Flipbook version), so two requests that would produce the same bytes share one job and one entry.
+public struct DerivativeRequest: Sendable, Hashable {
+    /// The operation and its options.
+    public enum Operation: Sendable, Hashable {
+        /// Looping silent H.264 MP4 of an animation (GIF); `maxSize` caps the longer side, never upscales.
+        case mp4(maxSize: Int?)
+        /// Still thumbnail; of a video or animation, its poster.
+        case thumb(ThumbnailRequest)
+        /// A video's poster (a GIF's first frame); of a still, its thumbnail.
+        case poster(ThumbnailRequest)
+        /// Animated preview MP4 of a video (of a GIF: its MP4), longer side `size`.
+        case preview(size: Int)
+        /// The WebVTT file of a storyboard.
+        case storyboardVTT
+        /// Sheet N of a storyboard (JPEG).
+        case storyboardSheet(Int)
+        /// The source bytes themselves.
+        case original
+
+        /// The job kind counted in metrics: mp4, thumb, poster, preview, storyboard or original.
+        public var kind: String {
+            switch self {
+            case .mp4: "mp4"
+            case .thumb: "thumb"
+            case .poster: "poster"
+            case .preview: "preview"
+            case .storyboardVTT, .storyboardSheet: "storyboard"
+            case .original: "original"
+            }
+        }
+
+        /// A stable text form for disk-cache keys (never Swift's `hashValue`, which changes per process).
+        var keyText: String {
+            func thumb(_ r: ThumbnailRequest) -> String {
+                "\(r.maxPixelSize),\(r.fit),\(r.upscale),\(r.quality),\(r.format.rawValue),\(r.frameIndex)"
+            }
+            switch self {
+            case .mp4(let s): return "mp4:\(s.map(String.init) ?? "-")"
+            case .thumb(let r): return "thumb:\(thumb(r))"
+            case .poster(let r): return "poster:\(thumb(r))"
+            case .preview(let s): return "preview:\(s)"
+            case .storyboardVTT: return "storyboard-vtt"
+            case .storyboardSheet(let n): return "storyboard-sheet:\(n)"
+            case .original: return "original"
+            }
+        }
+    }
+
+    /// The file, relative to the configured root, as decoded path segments (no "", ".", ".." or "/"
+    /// inside a segment; `DerivativeService` rejects them again).
+    public var segments: [String]
+    public var operation: Operation
+
+    /// A request for `operation` on the file at `segments` under the root.
+    public init(segments: [String], operation: Operation) {
+        self.segments = segments
+        self.operation = operation
+    }
+
+    /// A request for `operation` on `path` ("a/b.gif"), split on "/".
+    public init(path: String, operation: Operation) {
+        self.init(segments: path.split(separator: "/", omittingEmptySubsequences: false).map(String.init),
+                  operation: operation)
+    }
+}
+
+/// A finished derivative: its bytes in one shared buffer (slices of it are zero-copy), what they are, and a
+/// strong validator.
+public struct Derivative: Sendable {
+    /// The whole derivative. `bytes.getSlice(at:length:)` shares the storage: serving a range copies nothing.
+    public var bytes: ByteBuffer
+    /// MIME type, e.g. "video/mp4".
+    public var contentType: String
+    /// Strong entity tag, quoted: the first 128 bits of the content's SHA-256, in hex.
+    public var etag: String
+    /// Whether it came from a cache (memory or disk) rather than a job run for this request.
+    public var cache: CacheOutcome
+    /// Size in bytes.
+    public var size: Int { bytes.readableBytes }
+
+    /// Where a derivative came from, for logs and metrics.
+    public enum CacheOutcome: String, Sendable {
+        case memory, disk, miss
+    }
+}

@@ -1,0 +1,396 @@
+import Crypto
+import Flipbook
+import NIOCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The async front of Flipbook, shaped like Nuke's `ImagePipeline`: ask for a derivative of a file under
+/// the root and await it. Identical concurrent requests share one job; finished derivatives are kept in a
+/// memory cache (LRU, byte-cost limit) and, if configured, a disk cache shared between processes; the
+/// blocking decode and encode run on a bounded worker pool with a bounded queue in front (full: `.busy`).
+/// A job that nobody awaits any more (every waiting task cancelled) is cancelled too, between frames.
+///
+/// It knows nothing about HTTP: a Hummingbird adapter (`FlipbookServer`) or any other server maps its
+/// errors and `Derivative`s to responses.
+public final class DerivativeService: Sendable {
+    public let configuration: Configuration
+    /// The root, resolved (symlinks followed): every served file's real path starts with it.
+    public let root: String
+    let memory: MemoryCache
+    let disk: DiskCache?
+    let pool: WorkerPool
+    let observer: (@Sendable (ServiceEvent) -> Void)?
+    private let flights = Mutex(Flights())
+    private let jobCounts = Mutex([String: Int]())
+
+    /// What happened, for metrics and logs. Called on whichever thread it happened on.
+    public enum ServiceEvent: Sendable {
+        /// A job of `kind` ran for `seconds` (`failed`: it threw).
+        case job(kind: String, seconds: Double, failed: Bool)
+        /// A lookup was answered from memory, from disk, or by neither.
+        case cache(Derivative.CacheOutcome)
+    }
+
+    /// Starts the worker threads and opens (creating) the disk cache folder. Throws `.io` if the root or
+    /// the disk cache folder cannot be used.
+    public init(configuration: Configuration, observer: (@Sendable (ServiceEvent) -> Void)? = nil) throws {
+        guard let real = realpath(configuration.root, nil) else {
+            throw FlipbookError(.io, "cannot resolve the root \(configuration.root)", underlying: String(cString: strerror(errno)))
+        }
+        root = String(cString: real)
+        free(real)
+        self.configuration = configuration
+        memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction)
+        disk = try configuration.diskCacheDirectory.map { try DiskCache(directory: $0, limit: configuration.diskCacheBytes) }
+        pool = WorkerPool(threads: configuration.workers, queueLimit: configuration.queueLimit)
+        self.observer = observer
+    }
+
+    deinit { pool.shutdown() }
+
+    /// Jobs actually run so far, by kind (mp4, thumb, poster, preview, storyboard, original).
+    public var jobsRun: [String: Int] { jobCounts.withLock { $0 } }
+
+    /// Jobs waiting for a worker and jobs running.
+    public var queueDepth: (waiting: Int, running: Int) { pool.depth }
+
+    /// Memory cache use: bytes and entries.
+    public var memoryCacheUsage: (bytes: Int, count: Int) { memory.usage }
+
+    // MARK: - Requests
+
+    /// The derivative `request` asks for: from memory, else from disk, else made by a job (shared with any
+    /// identical request already running). Throws `DerivativeServiceError` (bad path, not found, unsupported
+    /// media, busy, timeout), `FlipbookError` from the library (limits, corrupt input), or
+    /// `CancellationError` when the calling task is cancelled (the job goes on only if others await it).
+    public func derivative(_ request: DerivativeRequest) async throws -> Derivative {
+        let source = try resolve(request.segments)
+        let key = cacheKey(source, request.operation)
+        if var hit = memory.value(for: key) {
+            observer?(.cache(.memory))
+            hit.cache = .memory
+            return hit
+        }
+        return try await coalesced(key: key) { token in try self.produce(request, source: source, key: key, token: token) }
+    }
+
+    /// The derivative if the memory cache already holds it: no job, no waiting, no disk I/O. A server uses
+    /// this to answer hits without setting up cancellation on client disconnect.
+    public func cachedDerivative(_ request: DerivativeRequest) throws -> Derivative? {
+        let source = try resolve(request.segments)
+        guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
+        observer?(.cache(.memory))
+        hit.cache = .memory
+        return hit
+    }
+
+    func cacheKey(_ source: ResolvedSource, _ operation: DerivativeRequest.Operation) -> String {
+        var key = "flipbook \(FlipbookVersion.current)|\(source.identity)|\(operation.keyText)"
+        if case .storyboardVTT = operation { key += "|\(configuration.storyboardURLTag)|\(source.encodedPath)" }
+        return key
+    }
+
+    // MARK: - Resolving paths inside the root
+
+    /// A file under the root, resolved, with the identity that keys its derivatives.
+    struct ResolvedSource: Sendable {
+        /// Real path (symlinks followed), inside the root.
+        var path: String
+        /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
+        var encodedPath: String
+        /// "device:inode:size:mtime-ns" of the resolved file: many links to one file share derivatives.
+        var identity: String
+        var size: Int
+    }
+
+    /// Checks the segments, resolves symlinks and insists the result is a regular file inside the root.
+    func resolve(_ segments: [String]) throws -> ResolvedSource {
+        guard !segments.isEmpty else { throw DerivativeServiceError.badPath("no file named") }
+        for segment in segments {
+            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
+                || segment.contains("\\")
+            {
+                throw DerivativeServiceError.badPath("the path may not contain empty, '.' or '..' segments, '/', '\\\\' or NUL")
+            }
+            if segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
+        }
+        let joined = root + "/" + segments.joined(separator: "/")
+        guard let resolved = realpath(joined, nil) else { throw DerivativeServiceError.notFound("no such file") }
+        let real = String(cString: resolved)
+        free(resolved)
+        guard real.hasPrefix(root == "/" ? "/" : root + "/") else { throw DerivativeServiceError.notFound("no such file") }
+        // A symlink inside the root to a dotfile inside the root is as hidden as the dotfile.
+        if real.dropFirst(root.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+            throw DerivativeServiceError.notFound("no such file")
+        }
+        var info = stat()
+        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw DerivativeServiceError.notFound("no such file")
+        }
+        let mtime = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        return ResolvedSource(path: real, encodedPath: segments.map(Self.percentEncode).joined(separator: "/"),
+                              identity: "\(info.st_dev):\(info.st_ino):\(info.st_size):\(mtime)", size: Int(info.st_size))
+    }
+
+    /// RFC 3986 unreserved characters stay; every other byte becomes %XX.
+    static func percentEncode(_ segment: String) -> String {
+        var out = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF")
+                out += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
+            }
+        }
+        return out
+    }
+
+    // MARK: - Coalescing
+
+    /// Set when every waiter has gone or the job's time is up; polled by the decode loops.
+    final class CancelToken: Sendable {
+        let cancelled = Atomic<Bool>(false)
+        let deadline: UInt64
+        init(timeoutSeconds: Double) { deadline = Self.now() + UInt64(max(0, timeoutSeconds) * 1e9) }
+
+        var isCancelled: Bool { cancelled.load(ordering: .relaxed) || timedOut }
+        var timedOut: Bool { Self.now() > deadline }
+
+        static func now() -> UInt64 {
+            var t = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+        }
+    }
+
+    private struct Flight {
+        let token: CancelToken
+        var waiters: [UInt64: CheckedContinuation<Derivative, any Error>] = [:]
+    }
+
+    private struct Flights {
+        var byKey: [String: Flight] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// Awaits the job for `key`, starting it if none runs. The job runs on the worker pool.
+    private func coalesced(key: String, job: @escaping @Sendable (CancelToken) throws -> Derivative) async throws -> Derivative {
+        let waiter = flights.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Derivative, any Error>) in
+                let start: CancelToken? = flights.withLock { state in
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        return nil
+                    }
+                    if state.byKey[key] != nil {
+                        state.byKey[key]!.waiters[waiter] = continuation
+                        return nil
+                    }
+                    let token = CancelToken(timeoutSeconds: configuration.jobTimeoutSeconds)
+                    state.byKey[key] = Flight(token: token, waiters: [waiter: continuation])
+                    return token
+                }
+                guard let token = start else { return }
+                do {
+                    try pool.submit { [self] in
+                        let result: Result<Derivative, any Error>
+                        if token.isCancelled {
+                            result = .failure(token.timedOut ? DerivativeServiceError.timeout(seconds: configuration.jobTimeoutSeconds) : CancellationError())
+                        } else {
+                            result = Result {
+                                do {
+                                    return try job(token)
+                                } catch let error as FlipbookError where error.code == .cancelled && token.timedOut {
+                                    throw DerivativeServiceError.timeout(seconds: configuration.jobTimeoutSeconds)
+                                }
+                            }
+                        }
+                        finish(key: key, token: token, result: result)
+                    }
+                } catch {
+                    finish(key: key, token: token, result: .failure(error))
+                }
+            }
+        } onCancel: {
+            let gone = flights.withLock { state -> CheckedContinuation<Derivative, any Error>? in
+                guard let continuation = state.byKey[key]?.waiters.removeValue(forKey: waiter) else { return nil }
+                if state.byKey[key]!.waiters.isEmpty {
+                    // Nobody waits any more: stop the job between frames; a new request starts afresh.
+                    state.byKey[key]!.token.cancelled.store(true, ordering: .relaxed)
+                    state.byKey[key] = nil
+                }
+                return continuation
+            }
+            gone?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func finish(key: String, token: CancelToken, result: Result<Derivative, any Error>) {
+        let waiters = flights.withLock { state -> [CheckedContinuation<Derivative, any Error>] in
+            guard let flight = state.byKey[key], flight.token === token else { return [] }
+            state.byKey[key] = nil
+            return Array(flight.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    // MARK: - Jobs (on a worker thread)
+
+    private func produce(_ request: DerivativeRequest, source: ResolvedSource, key: String, token: CancelToken) throws -> Derivative {
+        if case .original = request.operation {
+            // The source itself: no job to count and nothing worth a disk copy; hashed once for its ETag.
+            let made = try make(.original, source: source, token: token)
+            let derivative = Self.derivative(made.bytes, contentType: made.contentType)
+            memory.insert(derivative, for: key)
+            return derivative
+        }
+        if let cached = disk?.value(for: key) {
+            memory.insert(cached, for: key)
+            observer?(.cache(.disk))
+            return cached
+        }
+        observer?(.cache(.miss))
+        let kind = request.operation.kind
+        let started = CancelToken.now()
+        do {
+            let made = try make(request.operation, source: source, token: token)
+            record(kind: kind, started: started, failed: false)
+            let derivative = Self.derivative(made.bytes, contentType: made.contentType)
+            memory.insert(derivative, for: key)
+            disk?.insert(derivative, for: key)
+            return derivative
+        } catch {
+            record(kind: kind, started: started, failed: true)
+            throw error
+        }
+    }
+
+    private func record(kind: String, started: UInt64, failed: Bool) {
+        jobCounts.withLock { $0[kind, default: 0] += 1 }
+        observer?(.job(kind: kind, seconds: Double(CancelToken.now() - started) / 1e9, failed: failed))
+    }
+
+    /// Wraps finished bytes: one copy into the shared buffer, and the ETag from their SHA-256.
+    static func derivative(_ bytes: [UInt8], contentType: String) -> Derivative {
+        let digest = SHA256.hash(data: bytes)
+        let etag = "\"" + DiskCache.hex(Array(digest).prefix(16)) + "\""
+        return Derivative(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: etag, cache: .miss)
+    }
+
+    private func make(_ operation: DerivativeRequest.Operation, source: ResolvedSource, token: CancelToken)
+        throws -> (bytes: [UInt8], contentType: String)
+    {
+        let file = try FileByteSource(path: source.path)
+        try configuration.limits.checkBytesPublic(file.count)
+        let media = MediaInput(source: file, name: source.encodedPath, limits: configuration.limits)
+        let isCancelled: @Sendable () -> Bool = { token.isCancelled }
+        switch operation {
+        case .original:
+            guard media.type != .unknown else { throw FlipbookError(.unknownFormat, "not a recognised image or video format") }
+            return (try file.withContiguousBytes { Array($0) }, Self.contentType(of: media.type))
+        case .mp4(let maxSize):
+            return (try gifToMP4(media, maxSize: maxSize, isCancelled: isCancelled), "video/mp4")
+        case .thumb(let request), .poster(let request):
+            guard media.type != .unknown else { throw FlipbookError(.unknownFormat, "not a recognised image or video format") }
+            let image = try media.thumbnailImage(request)
+            if token.isCancelled { throw FlipbookError(.cancelled, "the thumbnail was cancelled") }
+            return (try EncodedImage(image: image, format: request.format, quality: request.quality).data,
+                    Self.contentType(of: request.format))
+        case .preview(let size):
+            if media.type == .gif { return (try gifToMP4(media, maxSize: size, isCancelled: isCancelled), "video/mp4") }
+            guard media.type.isVideo else {
+                throw DerivativeServiceError.unsupportedMedia("\(media.type) is not a video", hint: media.type.isStill ? "/thumb" : nil)
+            }
+            var options = PreviewOptions()
+            options.size = size
+            options.format = .mp4
+            options.video.threads = configuration.encoderThreads
+            options.video.decode.isCancelled = isCancelled
+            return (try VideoPreview.make(media, options: options).data, "video/mp4")
+        case .storyboardVTT, .storyboardSheet:
+            guard media.type.isVideo else { throw DerivativeServiceError.unsupportedMedia("\(media.type) is not a video", hint: nil) }
+            var options = StoryboardOptions()
+            options.isCancelled = isCancelled
+            let board = try Storyboard.make(media, options: options)
+            let urlFor = configuration.storyboardSheetURL
+            let vtt = Array(board.webVTT(sheetName: { urlFor(source.encodedPath, $0) }).utf8)
+            // One job makes the WebVTT and every sheet: cache them all, answer the one asked for.
+            var answer: (bytes: [UInt8], contentType: String)?
+            for (index, sheet) in board.sheets.enumerated() {
+                let sheetKey = cacheKey(source, .storyboardSheet(index))
+                let derivative = Self.derivative(sheet.data, contentType: "image/jpeg")
+                memory.insert(derivative, for: sheetKey)
+                disk?.insert(derivative, for: sheetKey)
+                if case .storyboardSheet(index) = operation { answer = (sheet.data, "image/jpeg") }
+            }
+            let vttDerivative = Self.derivative(vtt, contentType: "text/vtt; charset=utf-8")
+            let vttKey = cacheKey(source, .storyboardVTT)
+            memory.insert(vttDerivative, for: vttKey)
+            disk?.insert(vttDerivative, for: vttKey)
+            if case .storyboardVTT = operation { return (vtt, "text/vtt; charset=utf-8") }
+            guard let answer else { throw DerivativeServiceError.notFound("the storyboard has \(board.sheets.count) sheet(s)") }
+            return answer
+        }
+    }
+
+    private func gifToMP4(_ media: MediaInput, maxSize: Int?, isCancelled: @escaping @Sendable () -> Bool) throws -> [UInt8] {
+        guard media.type == .gif else {
+            if media.type.isVideo { throw DerivativeServiceError.unsupportedMedia("\(media.type) is a video", hint: "/preview") }
+            if media.type == .unknown { throw FlipbookError(.unknownFormat, "not a recognised image or video format") }
+            throw DerivativeServiceError.unsupportedMedia("\(media.type) is not an animated GIF", hint: media.type.isStill ? "/thumb" : nil)
+        }
+        var options = VideoConversionOptions()
+        options.maxSize = maxSize
+        options.threads = configuration.encoderThreads
+        options.decode.maxFrames = configuration.maxGIFFrames
+        options.decode.maxCanvasPixels = min(options.decode.maxCanvasPixels, configuration.limits.maxPixels)
+        options.decode.isCancelled = isCancelled
+        return try GIFToVideo.convert(media.source, options: options).data
+    }
+
+    static func contentType(of format: OutputFormat) -> String {
+        switch format {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
+
+    static func contentType(of type: MediaType) -> String {
+        switch type {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .apng: "image/apng"
+        case .gif: "image/gif"
+        case .webp, .animatedWebP: "image/webp"
+        case .bmp: "image/bmp"
+        case .tiff: "image/tiff"
+        case .avif: "image/avif"
+        case .heic: "image/heic"
+        case .mp4: "video/mp4"
+        case .m4v: "video/x-m4v"
+        case .mov: "video/quicktime"
+        case .webm: "video/webm"
+        case .matroska: "video/x-matroska"
+        default: "application/octet-stream"
+        }
+    }
+}
+
+extension Limits {
+    /// `checkBytes` is internal to the library; the same rule, for the service.
+    func checkBytesPublic(_ count: Int) throws {
+        if count > maxInputBytes {
+            throw FlipbookError(.limitExceeded, "input is \(count) bytes, over the \(maxInputBytes)-byte limit")
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Dispatch
+import Flipbook
+import FlipbookServer
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve derivatives of the files under ROOT over HTTP (MP4s, thumbnails, posters, previews, storyboards).",
+        discussion: """
+            URL API: GET|HEAD /mp4/<path>[?size=N], /thumb/<path>?size=N[&fit=inside|cover][&format=jpeg|webp|png], \
+            /poster/<path>[?size=N], /preview/<path>[?size=N], /storyboard/<path>.vtt (and its sheets), \
+            /original/<path>, /health, /metrics. Byte ranges and conditional requests follow RFC 9110. \
+            Sizes take B, KB, MB, GB (1024-based). SIGTERM or SIGINT: stop accepting, finish in-flight \
+            requests (up to 10 s), exit 0.
+            """)
+
+    @Argument(help: "The folder to serve; nothing outside it is ever read.") var root: String
+    @Option(help: "Address to bind (default: loopback only).") var host = "127.0.0.1"
+    @Option(help: "Port (0: any free port, printed at start).") var port = 8080
+    @Option(help: "Memory cache limit, e.g. 256MB.") var memoryCache = "256MB"
+    @Option(help: "Disk cache folder (default: none). Several servers may share one.") var diskCache: String?
+    @Option(help: "Disk cache limit; trimmed to 70% when over, e.g. 10GB.") var diskCacheSize = "10GB"
+    @Option(help: "Signing key, hex. With --salt, every request but /health and /metrics needs a valid sig.") var key: String?
+    @Option(help: "Signing salt, hex.") var salt: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Decode/encode threads (default: the number of cores).") var workers: Int?
+    @Option(help: "Jobs that may wait for a thread before requests get 503.") var queue = 64
+    @Option(help: "Seconds a job may run before it is cancelled.") var jobTimeout = 60.0
+
+    func validate() throws {
+        guard Self.parseSize(memoryCache) != nil else { throw ValidationError("--memory-cache takes a size such as 256MB") }
+        guard Self.parseSize(diskCacheSize) != nil else { throw ValidationError("--disk-cache-size takes a size such as 10GB") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
+        if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
+        if let key, let salt, URLSigner(keyHex: key, saltHex: salt) == nil { throw ValidationError("--key and --salt must be hex (the key not empty)") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+        guard queue >= 0 else { throw ValidationError("--queue must be 0 or more") }
+        guard jobTimeout > 0 else { throw ValidationError("--job-timeout must be positive") }
+    }
+
+    /// "256MB" -> bytes (K, M, G are 1024-based; a bare number is bytes).
+    static func parseSize(_ text: String) -> Int? {
+        var upper = text.uppercased()
+        if upper.hasSuffix("IB") { upper = String(upper.dropLast(2)) + "B" }
+        let units: [(String, Int)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)]
+        for (suffix, scale) in units where upper.hasSuffix(suffix) {
+            guard let n = Int(upper.dropLast(suffix.count)), n >= 0 else { return nil }
+            return n.multipliedReportingOverflow(by: scale).overflow ? nil : n * scale
+        }
+        return Int(upper).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "flipbook.serve")
+        logger.logLevel = level
+        var configuration = FlipbookHTTPServer.Configuration(root: root)
+        configuration.host = host
+        configuration.port = port
+        configuration.service.memoryCacheBytes = Self.parseSize(memoryCache)!
+        configuration.service.diskCacheDirectory = diskCache
+        configuration.service.diskCacheBytes = Self.parseSize(diskCacheSize)!
+        if let workers { configuration.service.workers = workers }
+        configuration.service.queueLimit = queue
+        configuration.service.jobTimeoutSeconds = jobTimeout
+        if let key, let salt { configuration.signer = URLSigner(keyHex: key, saltHex: salt) }
+        if configuration.signer == nil && !Self.isLoopback(host) {
+            printError("flipbook serve: warning: binding \(host) (not loopback) without --key: anyone who can reach it can make the server work")
+        }
+        let server: FlipbookHTTPServer
+        do {
+            server = try FlipbookHTTPServer(configuration: configuration, logger: logger)
+        } catch {
+            printError("flipbook serve: \(describe(error))")
+            throw ExitCode(1)
+        }
+        let failed = SendableBox()
+        let done = DispatchSemaphore(value: 0)
+        let bound = host
+        Task {
+            do {
+                try await server.run { port in
+                    printError("flipbook serve: listening on http://\(bound.contains(":") ? "[\(bound)]" : bound):\(port)/")
+                }
+            } catch {
+                printError("flipbook serve: \(error)")
+                failed.set()
+            }
+            done.signal()
+        }
+        done.wait()
+        if failed.isSet { throw ExitCode(1) }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// A flag set from a task and read after it has finished (the semaphore orders the two).
+private final class SendableBox: @unchecked Sendable {
+    private(set) var isSet = false
+    func set() { isSet = true }
+}

@@ -1,0 +1,97 @@
+import Flipbook
+import Foundation
+import FlipbookService
+import Synchronization
+import Testing
+
+/// The front object without HTTP: cancellation reaching the decode loop, the memory cache's byte limit.
+@Suite(.serialized) struct DerivativeServiceTests {
+    final class Events: Sendable {
+        let jobs = Mutex<[(kind: String, failed: Bool)]>([])
+    }
+
+    @Test func aJobNobodyWaitsForIsCancelledBetweenFrames() async throws {
+        let root = try Env.makeRoot("cancel")
+        let made = try Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=480x360:rate=25", "-t", "8", "-y",
+                                                   root + "/long.gif"])
+        try #require(made.status == 0)
+        let events = Events()
+        var configuration = DerivativeService.Configuration(root: root)
+        configuration.workers = 1
+        let service = try DerivativeService(configuration: configuration) { event in
+            if case .job(let kind, _, let failed) = event { events.jobs.withLock { $0.append((kind, failed)) } }
+        }
+        let task = Task { try await service.derivative(DerivativeRequest(path: "long.gif", operation: .mp4(maxSize: nil))) }
+        for _ in 0..<400 where service.queueDepth.running == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(service.queueDepth.running == 1)
+        let started = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // The worker stops at the next frame: the job ends failed, long before the 200 frames are encoded.
+        for _ in 0..<500 where service.queueDepth.running > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(service.queueDepth.running == 0)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(events.jobs.withLock { $0.map(\.failed) } == [true])
+        #expect(service.memoryCacheUsage.count == 0)
+    }
+
+    @Test func oneWaiterLeavingDoesNotCancelTheOthers() async throws {
+        let root = try Env.makeRoot("cancel-one")
+        let service = try DerivativeService(configuration: DerivativeService.Configuration(root: root))
+        let request = DerivativeRequest(path: "testsrc-160x120-2s.gif", operation: .mp4(maxSize: 100))
+        let leaving = Task { try await service.derivative(request) }
+        let staying = Task { try await service.derivative(request) }
+        leaving.cancel()
+        let result = try await staying.value
+        #expect(result.size > 0)
+        #expect(service.jobsRun["mp4"] == 1)
+    }
+
+    @Test func memoryCacheKeepsWithinItsByteLimit() async throws {
+        let root = try Env.makeRoot("lru")
+        var configuration = DerivativeService.Configuration(root: root)
+        configuration.memoryCacheBytes = 100_000
+        configuration.memoryCacheEntryFraction = 0.5
+        let service = try DerivativeService(configuration: configuration)
+        for size in stride(from: 200, to: 280, by: 4) {
+            let d = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: size))))
+            #expect(d.size > 0)
+            #expect(service.memoryCacheUsage.bytes <= 100_000)
+        }
+        #expect(service.memoryCacheUsage.count < 20)
+        // The most recent is a hit; the first was evicted and runs again.
+        let jobs = service.jobsRun["thumb"] ?? 0
+        let hit = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: 276))))
+        #expect(hit.cache == .memory && service.jobsRun["thumb"] == jobs)
+        _ = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: 200))))
+        #expect(service.jobsRun["thumb"] == jobs + 1)
+    }
+
+    @Test func linksToOneFileShareDerivatives() async throws {
+        let root = try Env.makeRoot("links")
+        try FileManager.default.createSymbolicLink(atPath: root + "/link-a.gif", withDestinationPath: root + "/testsrc-160x120-2s.gif")
+        try FileManager.default.linkItem(atPath: root + "/testsrc-160x120-2s.gif", toPath: root + "/hard-b.gif")
+        let service = try DerivativeService(configuration: DerivativeService.Configuration(root: root))
+        for path in ["testsrc-160x120-2s.gif", "link-a.gif", "hard-b.gif"] {
+            _ = try await service.derivative(DerivativeRequest(path: path, operation: .mp4(maxSize: 64)))
+        }
+        #expect(service.jobsRun["mp4"] == 1)
+    }
+
+    @Test func diskCacheTrimsToSeventyPercent() async throws {
+        let root = try Env.makeRoot("trim")
+        let cache = try Env.temporaryFolder("trim-cache")
+        var configuration = DerivativeService.Configuration(root: root)
+        configuration.diskCacheDirectory = cache
+        configuration.diskCacheBytes = 60_000
+        configuration.memoryCacheBytes = 0
+        let service = try DerivativeService(configuration: configuration)
+        for size in stride(from: 300, to: 340, by: 4) {
+            _ = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: size))))
+        }
+        let objects = try FileManager.default.subpathsOfDirectory(atPath: cache + "/objects").filter { $0.count > 60 }
+        let total = try objects.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: cache + "/objects/" + $1)[.size] as? Int) ?? 0) }
+        #expect(total <= 60_000, "\(total) bytes in \(objects.count) objects")
+        #expect(!objects.isEmpty)
+    }
+}

@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+/// A real `flipbook serve` child process: the disk cache across a restart and graceful SIGTERM.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var log = ""
+    private(set) var port = 0
+
+    init(_ arguments: [String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: Env.flipbookBinary) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: Env.flipbookBinary])
+        }
+        process.executableURL = URL(fileURLWithPath: Env.flipbookBinary)
+        process.arguments = ["serve"] + arguments + ["--port", "0"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let ready = DispatchSemaphore(value: 0)
+        let handle = err.fileHandleForReading
+        Thread { [self] in
+            var signalled = false
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                lock.lock()
+                log += String(decoding: data, as: UTF8.self)
+                if !signalled, let range = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+                    let match = log[range]
+                    port = Int(match.split(separator: ":").last!.dropLast()) ?? 0
+                    signalled = true
+                    ready.signal()
+                }
+                lock.unlock()
+            }
+            if !signalled { ready.signal() }
+        }.start()
+        _ = ready.wait(timeout: .now() + 60)
+        guard port > 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(output)"]) }
+    }
+
+    var output: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return log
+    }
+
+    func request(_ target: String) async throws -> (status: Int, body: [UInt8]) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)" + target), timeout: .seconds(300))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), Array(body.readableBytesView))
+    }
+
+    func metric(_ series: String) async throws -> Double {
+        let text = String(decoding: try await request("/metrics").body, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.split(separator: " ").last ?? "0") ?? 0
+        }
+        return 0
+    }
+
+    func terminate() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+@Suite(.serialized) struct ServeProcessTests {
+    @Test func diskCacheSurvivesARestart() async throws {
+        let root = try Env.makeRoot("disk")
+        let cache = try Env.temporaryFolder("disk-cache")
+        let first = try ServeProcess([root, "--disk-cache", cache])
+        let made = try await first.request("/mp4/testsrc-160x120-2s.gif")
+        let thumb = try await first.request("/thumb/mandelbrot-1600x1200.jpg?size=100")
+        #expect(made.status == 200 && thumb.status == 200)
+        #expect(try await first.metric("flipbook_jobs_total{kind=\"mp4\"}") == 1)
+        #expect(first.terminate() == 0)
+
+        // A second process on the same folder serves the same bytes without running a job.
+        let second = try ServeProcess([root, "--disk-cache", cache])
+        defer { _ = second.terminate() }
+        let again = try await second.request("/mp4/testsrc-160x120-2s.gif")
+        let thumbAgain = try await second.request("/thumb/mandelbrot-1600x1200.jpg?size=100")
+        #expect(again.status == 200 && again.body == made.body)
+        #expect(thumbAgain.body == thumb.body)
+        #expect(try await second.metric("flipbook_jobs_total{kind=\"mp4\"}") == 0)
+        #expect(try await second.metric("flipbook_jobs_total{kind=\"thumb\"}") == 0)
+        #expect(try await second.metric("flipbook_cache_hits_total{cache=\"disk\"}") == 2)
+        // Content-addressed objects: the MP4 is stored under its own SHA-256.
+        let objects = try FileManager.default.subpathsOfDirectory(atPath: cache + "/objects").filter { $0.count > 60 }
+        #expect(objects.count == 2)
+    }
+
+    @Test func sigtermFinishesInFlightRequestsAndExitsZero() async throws {
+        let root = try Env.makeRoot("sigterm")
+        // A GIF that takes a while to convert (made by ffmpeg): 75 frames at 320x240.
+        let slow = root + "/slow.gif"
+        let made = try Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-y", slow])
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        let server = try ServeProcess([root])
+        let inFlight = Task { try await server.request("/mp4/slow.gif") }
+        // Wait until the job is running, then ask the server to stop.
+        for _ in 0..<200 {
+            if try await server.metric("flipbook_jobs_in_flight") >= 1 { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        kill(server.process.processIdentifier, SIGTERM)
+        let reply = try await inFlight.value
+        #expect(reply.status == 200)
+        #expect(try ffprobe(reply.body, suffix: "mp4").codec == "h264")
+        #expect(server.terminate() == 0, "log: \(server.output)")
+    }
+}
