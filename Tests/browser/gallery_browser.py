@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -285,6 +286,57 @@ def reduced_motion(args, checks, base, gallery_path):
         browser.close()
 
 
+def signed(args, checks, root, work):
+    """With --key/--salt the page, the listing and every URL they emit are signed; signatures are computed
+    here with Python's hmac (HMAC-SHA256 over salt + target, base64url without padding), not by the server."""
+    import base64
+    import hashlib
+    import hmac
+    key, salt = bytes(range(1, 33)), b"gallery-salt"
+
+    def sign(target):
+        mac = hmac.new(key, salt + target.encode(), hashlib.sha256).digest()
+        return target + ("&" if "?" in target else "?") + "sig=" + base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+    port = free_port()
+    log = open(os.path.join(work, "serve-signed.log"), "wb")
+    process = subprocess.Popen([os.path.abspath(args.flipbook), "serve", root, "--port", str(port), "--key", key.hex(),
+                                "--salt", salt.hex()], stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _ok(base + "/health"), 60)
+
+        def status(target):
+            try:
+                with urllib.request.urlopen(base + target, timeout=60) as r:
+                    return r.status, r.read()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read()
+        checks.check(status("/gallery/big")[0] == 403 and status("/list/big?limit=5")[0] == 403,
+                     "signing on: /gallery and /list without sig are 403")
+        checks.check(status(sign("/gallery/big") + "x")[0] == 403, "signing on: a wrong sig is 403")
+        code, page = status(sign("/gallery/big"))
+        config = json.loads(re.search(rb'id="flipbook-config">(.*?)</script>', page).group(1))
+        checks.check(code == 200 and config["list"] == sign("/list/big?limit=60"), "signing on: the signed page names a signed listing")
+        code, body = status(config["list"])
+        listing = json.loads(body)
+        urls = [u for item in listing["items"] for u in (item["poster"], item["video"], item["link"]) if u] + [listing["nextUrl"]]
+        expected = all(u == sign(u[:u.rindex("sig=") - 1]) for u in urls)
+        checks.check(code == 200 and len(urls) > 100 and expected, f"signing on: all {len(urls)} URLs in the listing carry the right sig, next page included")
+        checks.check(status(listing["items"][0]["poster"])[0] == 200 and status(listing["nextUrl"])[0] == 200,
+                     "signing on: an emitted poster URL and the next page are served")
+    finally:
+        stop(process)
+        log.close()
+
+
+def _ok(url):
+    try:
+        return http_get(url, timeout=2) is not None
+    except Exception:
+        return False
+
+
 def shot(browser, path):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     browser.evaluate("window.scrollTo(0, 0)")
@@ -318,6 +370,7 @@ def main():
         checks.check(len(listing["items"]) == 200 and listing["next"], "/list/big gives 200 items and a cursor")
         scenario(args, checks, base, "/gallery/big", report)
         reduced_motion(args, checks, base, "/gallery/big")
+        signed(args, checks, root, work)
     finally:
         stop(server)
         if server is not None:
