@@ -93,13 +93,13 @@ check-deploy: venv
 	FLIPBOOK_PYTHON=$(CURDIR)/$(PY) scripts/check-deploy.sh
 
 # The gallery in a real browser (Debian's chromium, headless, over the DevTools protocol) against a real
-# `flipbook serve` on a folder of 2,000 links; `make test` runs it through GalleryBrowserTests.
+# `flipbook serve` on a folder of 2,000 links; `make test` runs it through ServedGalleryTests.
 .PHONY: test-gallery
 test-gallery: venv build
 	$(PY) Tests/browser/gallery_browser.py --flipbook $(DEBUG_BIN)
 
 # Two `flipbook serve` replicas sharing one --disk-cache behind a generated nginx (as the current user, on
-# loopback); `make test` runs it through ReplicaTests.
+# loopback); `make test` runs it through ServedGalleryTests.
 .PHONY: test-replicas
 test-replicas: venv build
 	$(PY) Tests/replicas/replicas.py --flipbook $(DEBUG_BIN) --replicas 2
