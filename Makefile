@@ -19,7 +19,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench samples clean
+.PHONY: all deps venv build release test demo bench samples clean serve bench-serve
 
 all: build
 
@@ -81,6 +81,14 @@ demo: release
 
 bench: release
 	bench/run.sh
+
+# `flipbook serve` on samples/ (loopback, port 8080; Ctrl-C stops it gracefully).
+serve: build
+	$(DEBUG_BIN) serve samples --port $${PORT:-8080}
+
+# flipbook serve vs nginx-light (wrk, Range on a cached MP4), memory with a 32 MB cache, cold derivatives.
+bench-serve: release
+	bench/serve.sh
 
 clean:
 	rm -rf .build out bench/work

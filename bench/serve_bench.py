@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""make bench-serve: side by side on loopback, alternating runs, medians.
+
+1. wrk, 64 connections, `Range: bytes=0-65535` on a cached ~1 MB MP4: flipbook serve vs nginx-light
+   (generated config, sendfile on) serving the same bytes from disk. req/s median, ratio, p99.
+2. Memory: `--memory-cache 32MB`, 160 different derivative URLs (thumbnails 200-279 px of one photo and MP4s
+   of 80 symlinks to one 96-frame 320x180 GIF) at concurrency 8: peak RSS (VmHWM).
+3. Cold derivatives at concurrency 8: thumbnails of 24 MP JPEGs and MP4s of the corpus GIFs, the server
+   (fresh, no disk cache) vs running the CLI once per request: throughput and p50/p99 per request.
+Both sides log nothing per request (nginx access_log off, flipbook --log-level warning).
+"""
+import concurrent.futures, os, re, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+WORK = os.path.join(ROOT, "bench/work/serve")
+FLIPBOOK = os.path.join(ROOT, ".build/release/flipbook")
+CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared/corpus")
+RUNS = int(os.environ.get("RUNS", "3"))
+DURATION = os.environ.get("WRK_DURATION", "10s")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+def start_flipbook(root, *extra):
+    port = free_port()
+    proc = subprocess.Popen([FLIPBOOK, "serve", root, "--port", str(port), "--log-level", "warning", *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port)
+    return proc, port
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def get(url, headers=None):
+    req = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(req, timeout=600) as r:
+        return r.read()
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def wrk(url):
+    out = subprocess.run(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
+                         capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if non2xx:
+        raise RuntimeError(f"{url}: {non2xx.group(1)} non-2xx responses")
+    return rps, float(p99.group(1)) * scale
+
+
+def nginx(docroot):
+    port = free_port()
+    conf_dir = tempfile.mkdtemp(prefix="flipbook-nginx-")
+    conf = os.path.join(conf_dir, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""worker_processes auto;
+pid {conf_dir}/nginx.pid;
+error_log {conf_dir}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types {{ video/mp4 mp4; }}
+    client_body_temp_path {conf_dir}/body;
+    proxy_temp_path {conf_dir}/proxy;
+    fastcgi_temp_path {conf_dir}/fastcgi;
+    uwsgi_temp_path {conf_dir}/uwsgi;
+    scgi_temp_path {conf_dir}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        root {docroot};
+        etag on;
+    }}
+}}
+""")
+    proc = subprocess.Popen(["nginx", "-c", conf, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port)
+    return proc, port
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
+
+
+def bench_ranges():
+    root = os.path.join(WORK, "root")
+    fb, fb_port = start_flipbook(root, "--memory-cache", "256MB")
+    try:
+        mp4 = get(f"http://127.0.0.1:{fb_port}/mp4/big.gif")
+        docroot = tempfile.mkdtemp(prefix="flipbook-nginx-root-")
+        os.chmod(docroot, 0o755)  # nginx's workers run as www-data
+        with open(os.path.join(docroot, "big.mp4"), "wb") as f:
+            f.write(mp4)
+        os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
+        ng, ng_port = nginx(docroot)
+        try:
+            a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
+                f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
+            assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
+            fbr, ngr, fbp, ngp = [], [], [], []
+            for _ in range(RUNS):
+                r, p = wrk(f"http://127.0.0.1:{fb_port}/mp4/big.gif"); fbr.append(r); fbp.append(p)
+                r, p = wrk(f"http://127.0.0.1:{ng_port}/big.mp4"); ngr.append(r); ngp.append(p)
+        finally:
+            stop(ng)
+    finally:
+        stop(fb)
+    print(f"== wrk -c64 Range: bytes=0-65535 on a cached {len(mp4) / 1e6:.2f} MB MP4, {RUNS} alternating runs of {DURATION}")
+    print(f"   flipbook serve  {median(fbr):10.0f} req/s  p99 {median(fbp):7.2f} ms   runs {[round(x) for x in fbr]}")
+    print(f"   nginx-light     {median(ngr):10.0f} req/s  p99 {median(ngp):7.2f} ms   runs {[round(x) for x in ngr]}")
+    print(f"   ratio flipbook/nginx req/s: {median(fbr) / median(ngr):.2f}x (target >= 1.0x)")
+
+
+def bench_memory():
+    root = os.path.join(WORK, "root")
+    fb, port = start_flipbook(root, "--memory-cache", "32MB")
+    try:
+        urls = [f"http://127.0.0.1:{port}/thumb/photo.jpg?size={s}" for s in range(200, 280)]
+        urls += [f"http://127.0.0.1:{port}/mp4/links/clip{i:02d}.gif" for i in range(80)]
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            sizes = list(pool.map(lambda u: len(get(u)), urls))
+        rss = peak_rss_mb(fb.pid)
+    finally:
+        stop(fb)
+    print(f"== memory: --memory-cache 32MB, {len(urls)} different derivative URLs at concurrency 8 ({sum(sizes) / 1e6:.1f} MB served)")
+    print(f"   peak RSS (VmHWM) {rss:.1f} MB (target <= 152 MB)")
+
+
+def timed(fn):
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def bench_cold():
+    photos = sorted(os.path.join(WORK, "photos", f) for f in os.listdir(os.path.join(WORK, "photos")) if f.endswith(".jpg"))
+    gifs = []
+    for dirpath, _, files in os.walk(os.path.join(CORPUS, "gif")):
+        gifs += [os.path.join(dirpath, f) for f in files if f.endswith(".gif") and os.path.getsize(os.path.join(dirpath, f)) < 8_000_000]
+    gifs = sorted(gifs)[:int(os.environ.get("COLD_GIFS", "12"))]
+    if not gifs:
+        print(f"== cold: corpus GIFs not found at {CORPUS}; MP4 half skipped")
+    outdir = tempfile.mkdtemp(prefix="flipbook-cold-")
+
+    def server_run(kind):
+        root = os.path.join(WORK, "photos") if kind == "thumb" else os.path.join(CORPUS, "gif")
+        items = photos if kind == "thumb" else gifs
+        fb, port = start_flipbook(root, "--memory-cache", "64MB")
+        try:
+            def one(path):
+                rel = urllib.request.quote(os.path.relpath(path, root))
+                url = f"http://127.0.0.1:{port}/thumb/{rel}?size=256" if kind == "thumb" else f"http://127.0.0.1:{port}/mp4/{rel}"
+                try:
+                    return timed(lambda: get(url))
+                except Exception:
+                    return None
+            t = time.perf_counter()
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                times = [x for x in pool.map(one, items) if x is not None]
+            wall = time.perf_counter() - t
+        finally:
+            stop(fb)
+        return times, wall
+
+    def cli_run(kind):
+        items = photos if kind == "thumb" else gifs
+
+        def one(ix):
+            i, path = ix
+            if kind == "thumb":
+                cmd = [FLIPBOOK, "thumb", path, "-o", f"{outdir}/t{i}.jpg", "--size", "256", "--jobs", "1"]
+            else:
+                cmd = [FLIPBOOK, "convert", path, "-o", f"{outdir}/v{i}.mp4", "--jobs", "1"]
+            return timed(lambda: subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        t = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            times = list(pool.map(one, enumerate(items)))
+        return times, time.perf_counter() - t
+
+    for kind, items in (("thumb", photos), ("mp4", gifs)):
+        if not items:
+            continue
+        s_tp, c_tp, s_all, c_all = [], [], [], []
+        for _ in range(max(1, RUNS - 1)):
+            times, wall = server_run(kind); s_tp.append(len(times) / wall); s_all += times
+            times, wall = cli_run(kind); c_tp.append(len(times) / wall); c_all += times
+        label = "thumbnails (256 px) of 24 MP JPEGs" if kind == "thumb" else "MP4s of corpus GIFs"
+        print(f"== cold {label}: {len(items)} requests at concurrency 8, {max(1, RUNS - 1)} alternating runs")
+        print(f"   flipbook serve   {median(s_tp):6.2f} req/s  p50 {pct(s_all, 50):8.1f} ms  p99 {pct(s_all, 99):8.1f} ms")
+        print(f"   CLI per request  {median(c_tp):6.2f} req/s  p50 {pct(c_all, 50):8.1f} ms  p99 {pct(c_all, 99):8.1f} ms")
+        print(f"   throughput ratio server/CLI: {median(s_tp) / median(c_tp):.2f}x")
+
+
+if __name__ == "__main__":
+    parts = sys.argv[1:] or ["ranges", "memory", "cold"]
+    if "ranges" in parts: bench_ranges()
+    if "memory" in parts: bench_memory()
+    if "cold" in parts: bench_cold()
