@@ -19,7 +19,7 @@ APT_PACKAGES += libgs-common
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
-PIP_PACKAGES := websocket-client ssimulacra2
+PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
 .PHONY: all deps venv build release test demo bench bench-stills samples clean serve bench-serve
 
@@ -117,3 +117,27 @@ sanitize: venv
 # recipe, scored against headless Chromium's rendering (needs the venv for websocket-client and ssimulacra2).
 bench-gif: release venv
 	$(PY) bench/gif2mp4.py $(CURDIR)/$(RELEASE_BIN)
+# Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
+# offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
+# the same script through DeployRecipeTests.
+.PHONY: check-deploy
+check-deploy: venv
+	FLIPBOOK_PYTHON=$(CURDIR)/$(PY) scripts/check-deploy.sh
+
+# The gallery in a real browser (Debian's chromium, headless, over the DevTools protocol) against a real
+# `flipbook serve` on a folder of 2,000 links; `make test` runs it through ServedGalleryTests.
+.PHONY: test-gallery
+test-gallery: venv build
+	$(PY) Tests/browser/gallery_browser.py --flipbook $(DEBUG_BIN)
+
+# Two `flipbook serve` replicas sharing one --disk-cache behind a generated nginx (as the current user, on
+# loopback); `make test` runs it through ServedGalleryTests.
+.PHONY: test-replicas
+test-replicas: venv build
+	$(PY) Tests/replicas/replicas.py --flipbook $(DEBUG_BIN) --replicas 2
+
+# The browser scenario on the release build, three runs: time from navigation to the first playing preview,
+# JS heap and DOM size (reported, not asserted).
+.PHONY: bench-gallery
+bench-gallery: venv release
+	bench/gallery.sh $(RELEASE_BIN) $(PY)

@@ -71,6 +71,7 @@ let package = Package(
             name: "FlipbookServer",
             dependencies: [
                 "FlipbookService",
+                "FlipbookGallery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,6 +80,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.
+        .target(
+            name: "FlipbookGallery",
+            dependencies: ["Flipbook"]
         ),
         .executableTarget(
             name: "flipbook",
@@ -109,6 +115,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "FlipbookGalleryTests",
+            dependencies: ["FlipbookGallery", "Flipbook"]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Flipbook
+import FlipbookGallery
 import FlipbookService
 import Hummingbird
 import HummingbirdCore
@@ -40,6 +41,8 @@ public final class FlipbookHTTPServer: Sendable {
     public let configuration: Configuration
     public let service: DerivativeService
     public let metrics: ServerMetrics
+    /// `/gallery` and `/list` (Gallery/GalleryRoutes.swift).
+    let gallery: Gallery
     let logger: Logger
     private let inFlight = Atomic<Int>(0)
 
@@ -57,6 +60,7 @@ public final class FlipbookHTTPServer: Sendable {
         self.metrics = metrics
         self.logger = logger
         service = try DerivativeService(configuration: configuration.service) { metrics.event($0) }
+        gallery = try Self.makeGallery(configuration)
     }
 
     /// Runs until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish (up to
@@ -127,6 +131,7 @@ public final class FlipbookHTTPServer: Sendable {
             response.headers[.allow] = "GET, HEAD"
             return Answer(response: response, route: "error")
         }
+        if let (response, name) = try await galleryResponse(target, head: isHEAD) { return Answer(response: response, route: name) }
         let parsed = try RequestTarget(target)
         switch parsed.route {
         case "health":
