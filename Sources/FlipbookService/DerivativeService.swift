@@ -306,7 +306,7 @@ public final class DerivativeService: Sendable {
             return (try EncodedImage(image: image, format: request.format, quality: request.quality).data,
                     Self.contentType(of: request.format))
         case .preview(let size):
-            if media.type == .gif { return (try gifToMP4(media, maxSize: size, isCancelled: isCancelled), "video/mp4") }
+            if media.type.isAnimation { return (try gifToMP4(media, maxSize: size, isCancelled: isCancelled), "video/mp4") }
             guard media.type.isVideo else {
                 throw DerivativeServiceError.unsupportedMedia("\(media.type) is not a video", hint: media.type.isStill ? "/thumb" : nil)
             }
@@ -343,10 +343,10 @@ public final class DerivativeService: Sendable {
     }
 
     private func gifToMP4(_ media: MediaInput, maxSize: Int?, isCancelled: @escaping @Sendable () -> Bool) throws -> [UInt8] {
-        guard media.type == .gif else {
+        guard media.type.isAnimation else {
             if media.type.isVideo { throw DerivativeServiceError.unsupportedMedia("\(media.type) is a video", hint: "/preview") }
             if media.type == .unknown { throw FlipbookError(.unknownFormat, "not a recognised image or video format") }
-            throw DerivativeServiceError.unsupportedMedia("\(media.type) is not an animated GIF", hint: media.type.isStill ? "/thumb" : nil)
+            throw DerivativeServiceError.unsupportedMedia("\(media.type) is not an animation (GIF, animated WebP or APNG)", hint: media.type.isStill ? "/thumb" : nil)
         }
         var options = VideoConversionOptions()
         options.maxSize = maxSize

@@ -26,7 +26,9 @@ public struct MediaType: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Still-image formats.
     public var isStill: Bool { [.jpeg, .png, .webp, .bmp, .tiff, .avif, .heic].contains(self) }
-    /// Formats that hold a sequence of frames meant to be played (animated images and videos).
+    /// Animated images: what `GIFToVideo.convert` takes (GIF, animated WebP, APNG).
+    public var isAnimation: Bool { [.gif, .animatedWebP, .apng].contains(self) }
+    /// Video containers.
     public var isVideo: Bool { [.mp4, .mov, .m4v, .matroska, .webm].contains(self) }
 }
 
