@@ -90,41 +90,59 @@ import Glibc
         return (jobs, skipped)
     }
 
-    /// Runs one job: stdout to /dev/null, stderr to a file, polled with wait4 so the child's rusage comes back.
+    /// Runs one job: stdout to /dev/null, stderr to a file, under GNU time, which forks a small process that
+    /// then runs flipbook and reports that process's own peak RSS. (posix_spawn's vfork makes the child's
+    /// ru_maxrss start at the test process's high-water mark, which the kernel carries across exec.)
     static func run(_ job: Job, stderrPath: String) -> Outcome {
         var outcome = Outcome(job: job)
+        let rssPath = stderrPath + ".rss"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([binary] + job.arguments).map { strdup($0) } + [nil]
+        // Its own process group, so a timeout kills flipbook as well as time.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let time = "/usr/bin/time"
+        let argv = ([time, "-f", "%M", "-o", rssPath, binary] + job.arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
         let started = Date()
-        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else {
-            outcome.stderr = "flipbook: posix_spawn failed"
+        guard posix_spawn(&pid, time, &actions, &attributes, argv, environ) == 0 else {
+            outcome.stderr = "flipbook: posix_spawn of /usr/bin/time failed"
             outcome.status = 127
             return outcome
         }
         var status: Int32 = 0
-        var usage = rusage()
         while true {
-            let done = wait4(pid, &status, WNOHANG, &usage)
+            let done = waitpid(pid, &status, WNOHANG)
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
             if Date().timeIntervalSince(started) > timeoutSeconds, !outcome.timedOut {
                 outcome.timedOut = true
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
             }
             usleep(5_000)
         }
         outcome.seconds = Date().timeIntervalSince(started)
-        outcome.rssKB = usage.ru_maxrss
-        // WIFSIGNALED / WEXITSTATUS are C macros: the low 7 bits are the signal, the next 8 the status.
+        // GNU time writes "Command terminated by signal N" (then exits 128 + N) or "Command exited with
+        // non-zero status N" before the figure; the last line is the peak RSS in KB.
+        let report = ((try? String(contentsOfFile: rssPath, encoding: .utf8)) ?? "").split(separator: "\n")
+        outcome.rssKB = report.last.flatMap { Int(String($0).trimmingCharacters(in: .whitespaces)) } ?? 0
         let termSignal = status & 0x7f
-        if termSignal != 0 && termSignal != 0x7f { outcome.signal = termSignal } else { outcome.status = (status >> 8) & 0xff }
+        if termSignal != 0 && termSignal != 0x7f {
+            outcome.signal = termSignal
+        } else if let line = report.first(where: { $0.hasPrefix("Command terminated by signal ") }),
+                  let signal = Int32(line.dropFirst("Command terminated by signal ".count)) {
+            outcome.signal = signal
+        } else {
+            outcome.status = (status >> 8) & 0xff
+        }
         outcome.stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
         return outcome
     }
