@@ -1,3 +1,4 @@
+import Flipbook
 /// Percent-encoding of path segments for the URLs the gallery emits. Everything but RFC 3986's unreserved
 /// characters is escaped, so a browser sends the target back byte for byte (it never decodes %XX in a
 /// path) and a signature made over the emitted target still matches what the server receives.
@@ -33,55 +34,12 @@ enum Cursor {
     static let prefix = Array("v1\n".utf8)
 
     /// The cursor that continues after `name`.
-    static func after(_ name: [UInt8]) -> String { base64url(prefix + name) }
+    static func after(_ name: [UInt8]) -> String { Base64URL.encode(prefix + name) }
 
     /// The name a cursor continues after, or nil if it was not made by `after`.
     static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.count <= 4096, let bytes = fromBase64url(text), bytes.starts(with: prefix) else { return nil }
+        guard text.utf8.count <= 4096, let bytes = Base64URL.decode(text), bytes.starts(with: prefix) else { return nil }
         let name = Array(bytes.dropFirst(prefix.count))
         return name.isEmpty ? nil : name
-    }
-
-    static func base64url(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            let b1 = i + 1 < bytes.count ? Int(bytes[i + 1]) : 0, b2 = i + 2 < bytes.count ? Int(bytes[i + 2]) : 0
-            let n = Int(bytes[i]) << 16 | b1 << 8 | b2
-            out.append(alphabet[n >> 18 & 63])
-            out.append(alphabet[n >> 12 & 63])
-            if i + 1 < bytes.count { out.append(alphabet[n >> 6 & 63]) }
-            if i + 2 < bytes.count { out.append(alphabet[n & 63]) }
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func fromBase64url(_ text: String) -> [UInt8]? {
-        var values: [Int] = []
-        for c in text.utf8 {
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(Int(c) - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(Int(c) - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(Int(c) - 48 + 52)
-            case UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "_"): values.append(63)
-            default: return nil
-            }
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < values.count {
-            let chunk = values[i..<min(i + 4, values.count)]
-            var n = 0
-            for (k, v) in chunk.enumerated() { n |= v << (18 - 6 * k) }
-            out.append(UInt8(n >> 16 & 255))
-            if chunk.count > 2 { out.append(UInt8(n >> 8 & 255)) }
-            if chunk.count > 3 { out.append(UInt8(n & 255)) }
-            i += 4
-        }
-        return out
     }
 }

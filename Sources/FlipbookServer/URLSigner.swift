@@ -1,4 +1,5 @@
 import Crypto
+import Flipbook
 
 /// imgproxy-style URL signatures: `sig` = base64url, no padding, of HMAC-SHA256(key, salt + target), where
 /// target is the raw request target as received with the final `sig` parameter removed. Covers path and
@@ -24,7 +25,7 @@ public struct URLSigner: Sendable {
     /// The `sig` value for `target` (path and query, without `sig`).
     public func signature(for target: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: salt + Array(target.utf8), using: key)
-        return Self.base64url(Array(mac))
+        return Base64URL.encode(Array(mac))
     }
 
     /// `target` with its `sig` parameter appended (`?sig=` or `&sig=`).
@@ -35,7 +36,7 @@ public struct URLSigner: Sendable {
     /// Whether `target` ends with a valid `sig` parameter. The comparison is constant-time
     /// (swift-crypto's `isValidAuthenticationCode`).
     public func verify(_ target: String) -> Bool {
-        guard let (unsigned, sig) = Self.split(target), let mac = Self.fromBase64url(sig) else { return false }
+        guard let (unsigned, sig) = Self.split(target), let mac = Base64URL.decode(sig) else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: salt + Array(unsigned.utf8), using: key)
     }
 
@@ -48,49 +49,6 @@ public struct URLSigner: Sendable {
         let last = target[target.index(after: separator)...]
         guard last.hasPrefix("sig=") else { return nil }
         return (String(target[..<separator]), String(last.dropFirst(4)))
-    }
-
-    static func base64url(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            let b0 = Int(bytes[i]), b1 = i + 1 < bytes.count ? Int(bytes[i + 1]) : 0, b2 = i + 2 < bytes.count ? Int(bytes[i + 2]) : 0
-            let n = b0 << 16 | b1 << 8 | b2
-            out.append(alphabet[n >> 18 & 63])
-            out.append(alphabet[n >> 12 & 63])
-            if i + 1 < bytes.count { out.append(alphabet[n >> 6 & 63]) }
-            if i + 2 < bytes.count { out.append(alphabet[n & 63]) }
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func fromBase64url(_ text: String) -> [UInt8]? {
-        var values: [Int] = []
-        for c in text.utf8 {
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(Int(c) - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(Int(c) - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(Int(c) - 48 + 52)
-            case UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "_"): values.append(63)
-            default: return nil
-            }
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < values.count {
-            let chunk = values[i..<min(i + 4, values.count)]
-            var n = 0
-            for (k, v) in chunk.enumerated() { n |= v << (18 - 6 * k) }
-            out.append(UInt8(n >> 16 & 255))
-            if chunk.count > 2 { out.append(UInt8(n >> 8 & 255)) }
-            if chunk.count > 3 { out.append(UInt8(n & 255)) }
-            i += 4
-        }
-        return out
     }
 
     static func fromHex(_ text: String) -> [UInt8]? {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Flipbook
 @testable import FlipbookGallery
 
 /// `/list` logic on a folder made by ffmpeg: what is listed and how (kinds, URLs, sizes checked against
@@ -94,7 +95,7 @@ import Testing
                 try gallery.list(segments: [], cursor: nil, limit: limit)
             }
         }
-        for cursor in ["", "%%%", "abc", Cursor.base64url(Array("v2\nx".utf8))] {
+        for cursor in ["", "%%%", "abc", Base64URL.encode(Array("v2\nx".utf8))] {
             #expect(throws: GalleryError.self) { try gallery.list(segments: [], cursor: cursor, limit: 5) }
         }
     }
