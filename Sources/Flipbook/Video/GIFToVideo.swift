@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Video codecs for GIF conversion, with the libavcodec encoders tried for each, in order.
 public enum VideoCodec: String, Sendable, CaseIterable {
@@ -187,7 +190,24 @@ struct FrameEncoder {
         }
     }
 
+    /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
+    /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
+    /// concurrent conversions of one GIF differed, and a fresh process under MALLOC_PERTURB_ differs too
+    /// (mbtree=0 avoids it but made test patterns 30-80% bigger; b-pyramid=none alone does not). glibc's M_PERTURB 0xFF makes every new heap block
+    /// zero, as a fresh process's memory is, so x264 reads zeros and the output is the first-conversion bytes
+    /// whatever ran before. Process-wide; set once, before the first encoder opens.
+    static let zeroNewHeapBlocks: Void = {
+        #if canImport(Glibc)
+        // mallopt is in <malloc.h>, which Glibc's module does not export; M_PERTURB is -6 there.
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        if let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "mallopt") {
+            _ = unsafeBitCast(symbol, to: Mallopt.self)(-6, 0xFF)
+        }
+        #endif
+    }()
+
     init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?) throws {
+        Self.zeroNewHeapBlocks
         let av = try LibAV.api()
         self.width = width
         self.height = height
