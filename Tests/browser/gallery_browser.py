@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,26 +29,9 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser  # noqa: E402
+from harness import Checks, ffmpeg, free_port  # noqa: E402
 
 MAX_VIDEOS = 32
-
-
-class Checks:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
-def ffmpeg(*args):
-    subprocess.run(["ffmpeg", "-y", "-loglevel", "error", *args], check=True)
 
 
 def make_library(root, entries):
@@ -76,12 +58,6 @@ def make_library(root, entries):
         os.symlink(os.path.join("..", "src", os.path.basename(target)), os.path.join(big, f"e{n:05d}{ext}"))
     os.makedirs(os.path.join(big, "zz-subfolder"))
     return big
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_get(url, timeout=30):
