@@ -1,13 +1,5 @@
 import CFFmpeg
 
-/// Animated WebP settings. Every property documents its default.
-public struct WebPPreviewOptions: Sendable {
-    /// Lossy quality, 0-100 (libwebp's `-q`). Default 75, libwebp's own default.
-    public var quality = 75
-
-    public init() {}
-}
-
 /// Animated WebP through libavcodec's `libwebp_anim` encoder (libwebp's WebPAnimEncoder, which stores
 /// only the changed rectangle of each frame and merges identical frames) and libavformat's `webp`
 /// muxer, written to memory. Frames arrive as RGB images with their start in ms; the file loops forever.
@@ -103,78 +95,5 @@ final class AnimatedWebPEncoder {
         var data = try muxer.finish()
         let frames = try WebPAnimation.setLastFrameEnd(&data, endMs: endMs)
         return (data, frames)
-    }
-}
-
-/// The few facts of the WebP container (RIFF) the encoder needs.
-enum WebPAnimation {
-    /// Offsets of the ANMF chunks' payloads in a RIFF WebP file.
-    static func frameOffsets(_ data: [UInt8]) throws -> [Int] {
-        func fourCC(_ at: Int) -> String { String(decoding: data[at..<(at + 4)], as: UTF8.self) }
-        guard data.count >= 12, fourCC(0) == "RIFF", fourCC(8) == "WEBP" else {
-            throw FlipbookError(.codec, "the WebP muxer did not produce a RIFF WebP file")
-        }
-        var offsets: [Int] = [], at = 12
-        while at + 8 <= data.count {
-            let size = Int(data[at + 4]) | Int(data[at + 5]) << 8 | Int(data[at + 6]) << 16 | Int(data[at + 7]) << 24
-            guard at + 8 + size <= data.count else { throw FlipbookError(.codec, "the WebP muxer wrote a truncated \(fourCC(at)) chunk") }
-            if fourCC(at) == "ANMF" {
-                guard size >= 16 else { throw FlipbookError(.codec, "the WebP muxer wrote a short ANMF chunk") }
-                offsets.append(at + 8)
-            }
-            at += 8 + size + (size & 1)  // chunks are padded to even sizes
-        }
-        return offsets
-    }
-
-    /// A frame's duration: 24 bits little-endian at byte 12 of its ANMF payload.
-    static func duration(_ data: [UInt8], frameAt offset: Int) -> Int {
-        Int(data[offset + 12]) | Int(data[offset + 13]) << 8 | Int(data[offset + 14]) << 16
-    }
-
-    /// Sets the last frame's duration so the animation ends at `endMs`; returns the number of frames
-    /// (1 for a still, which libwebp makes of a one-frame animation).
-    static func setLastFrameEnd(_ data: inout [UInt8], endMs: Int) throws -> Int {
-        let frames = try frameOffsets(data)
-        guard let last = frames.last else { return 1 }
-        let start = frames.dropLast().reduce(0) { $0 + duration(data, frameAt: $1) }
-        let length = endMs - start
-        guard length > 0, length < 1 << 24 else {
-            throw FlipbookError(.codec, "the WebP's frames end at \(start) ms, not before the clip's end at \(endMs) ms")
-        }
-        data[last + 12] = UInt8(length & 0xFF)
-        data[last + 13] = UInt8(length >> 8 & 0xFF)
-        data[last + 14] = UInt8(length >> 16)
-        return frames.count
-    }
-}
-
-/// Animated WebP previews: frames go straight to libwebp, which keeps only what it needs to compare
-/// the next frame with; memory does not grow with the frame count beyond the compressed output.
-struct WebPPreviewSink: PreviewSink {
-    let options: WebPPreviewOptions
-    private var encoder: AnimatedWebPEncoder?
-
-    /// Checks the options before any frame is decoded.
-    init(options: WebPPreviewOptions) throws {
-        try options.validate()
-        self.options = options
-    }
-
-    mutating func add(_ image: Image, atMs ms: Int) throws {
-        if encoder == nil { encoder = try AnimatedWebPEncoder(width: image.width, height: image.height, options: options) }
-        try encoder!.add(image, atMs: ms)
-    }
-
-    mutating func finish(endMs: Int) throws -> PreviewFile {
-        guard let encoder else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
-        let (data, frames) = try encoder.finish(endMs: endMs)
-        return PreviewFile(data: data, frames: frames, size: Size(width: encoder.width, height: encoder.height), durationMs: endMs)
-    }
-}
-
-extension WebPPreviewOptions {
-    func validate() throws {
-        guard (0...100).contains(quality) else { throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(quality)") }
     }
 }

@@ -1,11 +1,3 @@
-/// How a thumbnail fills its box.
-public enum Fit: String, Sendable, CaseIterable {
-    /// Keep the aspect ratio; the longer side becomes the requested size.
-    case inside
-    /// Fill a square of the requested size, cropping the centre.
-    case cover
-}
-
 /// The geometry of one thumbnail: what part of the source to take and the size it becomes. All in the
 /// source's stored pixel grid or its displayed grid, as named; pure and table-tested.
 public struct ThumbnailPlan: Equatable, Sendable {

@@ -1,19 +1,3 @@
-/// What to make from a video in one pass. Each part is optional; every option documents its default in
-/// its own type.
-public struct VideoBundleRequest: Sendable {
-    /// The poster's size and fit, and how it is chosen; nil for no poster.
-    public var poster: (request: ThumbnailRequest, options: PosterOptions)?
-    public var storyboard: StoryboardOptions?
-    public var preview: PreviewOptions?
-
-    public init(poster: (request: ThumbnailRequest, options: PosterOptions)? = nil,
-                storyboard: StoryboardOptions? = nil, preview: PreviewOptions? = nil) {
-        self.poster = poster
-        self.storyboard = storyboard
-        self.preview = preview
-    }
-}
-
 /// Poster, storyboard and preview from one open file, one decoder and one forward pass: the times every
 /// part needs are visited in order, each decoded frame goes to every part that wants it, and the reader
 /// seeks (forward only) only across gaps longer than `seekGap`.

@@ -1,0 +1,37 @@
+import CFFmpeg
+
+/// A demuxer reading from a `ByteSource` through `AVIOBridge`: nothing touches the file system.
+final class FormatInput {
+    let io: AVIOBridge
+    private(set) var pointer: UnsafeMutablePointer<AVFormatContext>
+
+    /// Opens the container. `probeStreams: false` skips avformat_find_stream_info, which decodes ahead to
+    /// learn what the headers do not say; call `probeStreams()` when a stream's parameters are missing.
+    init(source: any ByteSource, probeStreams: Bool = true) throws {
+        let av = try LibAV.api()
+        io = try AVIOBridge(source: source)
+        guard let ctx = av.avformat_alloc_context() else { throw FlipbookError(.codec, "avformat_alloc_context failed") }
+        ctx.pointee.pb = io.context
+        ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        // On failure avformat_open_input has already freed the context (and, with CUSTOM_IO, not our pb).
+        try LibAV.check(av.avformat_open_input(&opened, nil, nil, nil), "avformat_open_input", code: .corrupt)
+        pointer = opened!
+        if probeStreams { try self.probeStreams() }
+    }
+
+    func probeStreams() throws {
+        try LibAV.check(try LibAV.api().avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
+    }
+
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
+    }
+
+    deinit {
+        if let av = try? LibAV.api() {
+            var ctx: UnsafeMutablePointer<AVFormatContext>? = pointer
+            av.avformat_close_input(&ctx)  // leaves pb alone (CUSTOM_IO); `io` is released after this
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// Encoded image bytes and what they hold.
+public struct EncodedImage: Sendable {
+    public let data: [UInt8]
+    public let width: Int
+    public let height: Int
+    public let format: OutputFormat
+
+    /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), PNG and WebP through libavcodec.
+    public init(image: Image, format: OutputFormat, quality: Int) throws {
+        var encoded: [UInt8]
+        switch format {
+        case .jpeg: encoded = try TurboJPEG.encode(image, quality: quality)
+        case .png, .webp:
+            // An alpha channel with nothing transparent in it only costs bytes (GIF frames often are such).
+            let source = image.hasAlpha && !image.hasTransparentPixels ? image.flattened() : image
+            encoded = try LibAVStillCodec.encode(source, format: format, quality: quality)
+        }
+        if let profile = image.iccProfile { encoded = ProfileEmbedding.embed(profile, in: encoded, format: format) }
+        data = encoded
+        width = image.width
+        height = image.height
+        self.format = format
+    }
+}

@@ -1,0 +1,17 @@
+/// One composited frame's facts; its pixels are passed beside it.
+public struct AnimationFrame: Sendable, Equatable {
+    public var index: Int
+    /// When the frame appears: the sum of the displayed durations of the frames before it.
+    public var presentationTimeMs: Int
+    /// How long it is displayed (see `AnimationTiming`).
+    public var durationMs: Int
+    /// True for the last frame of a damaged file whose data ended inside it.
+    public var isPartial: Bool
+
+    public init(index: Int, presentationTimeMs: Int, durationMs: Int, isPartial: Bool = false) {
+        self.index = index
+        self.presentationTimeMs = presentationTimeMs
+        self.durationMs = durationMs
+        self.isPartial = isPartial
+    }
+}

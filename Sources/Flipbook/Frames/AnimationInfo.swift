@@ -1,0 +1,20 @@
+/// What an animation's headers say, read before any pixel is decoded (and before the canvas is allocated).
+public struct AnimationInfo: Sendable, Equatable {
+    /// `.gif`, `.animatedWebP` or `.apng`.
+    public var type: MediaType
+    /// The canvas every frame is composited onto.
+    public var width: Int
+    public var height: Int
+    public var frameCount: Int
+    /// Each frame's displayed duration in ms (see `AnimationTiming`), in order.
+    public var durationsMs: [Int]
+    /// The sum of `durationsMs`.
+    public var durationMs: Int
+    /// 0: forever; nil: the file says nothing (plays once).
+    public var loopCount: Int?
+    /// Some pixel may be transparent (alpha in the format, a transparent colour, or a first frame smaller
+    /// than the canvas).
+    public var hasAlpha: Bool
+    /// libav's name for the codec: "gif", "webp", "apng".
+    public var codec: String
+}

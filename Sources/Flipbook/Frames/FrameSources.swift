@@ -1,0 +1,20 @@
+/// Opens the right frame source for a sniffed type.
+public enum FrameSources {
+    /// Whether `type` is an animation a `FrameSource` decodes.
+    public static func accepts(_ type: MediaType) -> Bool { [.gif, .animatedWebP, .apng].contains(type) }
+
+    /// A frame source for `source`: GIF, animated WebP or APNG (sniffed from its bytes). Reads and checks
+    /// the headers; throws `.unsupported` for anything else. `decode` carries the GIF decoder's options
+    /// (strictness, cancellation); its canvas and frame limits apply to every format.
+    public static func open(_ source: any ByteSource, decode: GIFDecodeOptions = GIFDecodeOptions(),
+                            limits: AnimationLimits? = nil) throws -> any FrameSource {
+        let limits = limits ?? AnimationLimits(maxCanvasPixels: decode.maxCanvasPixels, maxFrames: decode.maxFrames)
+        switch MediaType.sniff(source) {
+        case .gif: return try GIFFrameSource(source: source, options: decode, limits: limits)
+        case .animatedWebP: return try WebPFrameSource(source: source, limits: limits, isCancelled: decode.isCancelled)
+        case .apng: return try APNGFrameSource(source: source, limits: limits, strict: decode.strict, isCancelled: decode.isCancelled)
+        case let other:
+            throw FlipbookError(.unsupported, "not an animation (GIF, animated WebP or APNG): \(other)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// The JPEG markers Flipbook cares about, found by walking the segments before the first scan.
+struct JPEGMarkers {
+    /// The TIFF block inside the APP1 "Exif\0\0" segment, as a byte range of the file.
+    var exif: Range<Int>?
+    /// An APP14 "Adobe" segment is present: CMYK data is stored inverted (Photoshop's convention).
+    var adobe = false
+    /// From the first SOFn segment: size, sample precision, component count and the SOF type (0xC0...).
+    var width: Int?
+    var height: Int?
+    var precision: Int?
+    var components: Int?
+    var frameType: UInt8?
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        var i = 2
+        var segments = 0
+        while i + 4 <= bytes.count, segments < 256 {
+            guard bytes[i] == 0xFF else { i += 1; continue }  // tolerate junk between segments
+            let marker = bytes[i + 1]
+            if marker == 0xFF { i += 1; continue }  // fill bytes
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+            if marker == 0xDA || marker == 0xD9 { break }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 2 else { break }
+            let payload = (i + 4)..<min(bytes.count, i + 2 + length)
+            if marker == 0xE1, exif == nil, payload.count > 6,
+               Array(bytes[payload.lowerBound..<payload.lowerBound + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+                exif = (payload.lowerBound + 6)..<payload.upperBound
+            }
+            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker), frameType == nil, payload.count >= 6 {
+                frameType = marker
+                precision = Int(bytes[payload.lowerBound])
+                height = Int(bytes[payload.lowerBound + 1]) << 8 | Int(bytes[payload.lowerBound + 2])
+                width = Int(bytes[payload.lowerBound + 3]) << 8 | Int(bytes[payload.lowerBound + 4])
+                components = Int(bytes[payload.lowerBound + 5])
+            }
+            if marker == 0xEE, payload.count >= 5,
+               Array(bytes[payload.lowerBound..<payload.lowerBound + 5]) == Array("Adobe".utf8) {
+                adobe = true
+            }
+            i += 2 + length
+            segments += 1
+        }
+    }
+}

@@ -1,0 +1,77 @@
+/// GIF to looping, silent, timing-exact video. Frames come from `GIFDecoder` one at a time; each frame's
+/// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
+/// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included).
+public enum GIFToVideo {
+    public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
+        -> VideoConversionResult
+    {
+        try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: options)
+    }
+
+    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees.
+    /// `inputBytes` is the source file's size, for the result's ratio.
+    public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
+        throws -> VideoConversionResult
+    {
+        let info = decoder.info
+        // Rounded down to even: the encoder pads odd sides by one, which must not take a side over the limit.
+        let maxSize = options.maxSize.map { max(2, $0 & ~1) }
+        var encoder: FrameEncoder?
+        var pending: (rgb: [UInt8], pts: Int)?
+        var gifFrames = 0, encodedFrames = 0, endMs = 0
+        var poster: [UInt8]?
+        var size = Size(width: 0, height: 0)
+
+        func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
+            if encoder == nil {
+                size = Size(width: width, height: height)
+                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount)
+            }
+            gifFrames += 1
+            endMs = frame.presentationTimeMs + frame.durationMs
+            let rgb = encoder!.flatten(rgba)
+            if let quality = options.posterQuality, poster == nil {
+                poster = try TurboJPEG.encode(Image(width: width, height: height, channels: 3,
+                                                    pixels: FrameEncoder.crop(rgb, paddedWidth: encoder!.paddedWidth, to: size)),
+                                              quality: quality)
+            }
+            if let p = pending {
+                if p.rgb == rgb { return }  // identical to the frame on screen: it just stays longer
+                try encoder!.encode(p.rgb, pts: p.pts, duration: frame.presentationTimeMs - p.pts)
+                encodedFrames += 1
+            }
+            pending = (rgb, frame.presentationTimeMs)
+        }
+
+        try decoder.forEachFrame { meta, canvas in
+            if let scaled = FrameScaling.scaled(canvas, info: info, maxPixelSize: maxSize) {
+                try scaled.pixels.withUnsafeBufferPointer { try handle(meta, rgba: $0, width: scaled.width, height: scaled.height) }
+            } else {
+                try handle(meta, rgba: canvas, width: info.width, height: info.height)
+            }
+            return true
+        }
+        guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
+        try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
+        encodedFrames += 1
+        let data = try enc.finish(endMs: endMs)
+        return VideoConversionResult(
+            data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
+            loopCount: info.loopCount, hadTransparency: info.hasAlpha, width: size.width, height: size.height,
+            encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings)
+    }
+}
+
+extension GIFToVideo {
+    /// Converts and writes the video to `path` atomically (a temporary file beside it, then rename); the
+    /// GIF itself is never replaced. Returns the same result as the in-memory conversion.
+    @discardableResult
+    public static func convert(_ source: any ByteSource, toPath path: String, options: VideoConversionOptions = VideoConversionOptions(),
+                               protecting inputs: [String] = []) throws -> VideoConversionResult {
+        let result = try convert(source, options: options)
+        var protected = inputs
+        if let file = source as? FileByteSource { protected.append(file.path) }
+        try AtomicFile.write(result.data, to: path, protecting: protected)
+        return result
+    }
+}

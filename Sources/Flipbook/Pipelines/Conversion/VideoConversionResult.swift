@@ -1,0 +1,26 @@
+/// What a conversion produced.
+public struct VideoConversionResult: Sendable {
+    /// The encoded video file.
+    public var data: [UInt8]
+    public var inputBytes: Int
+    public var outputBytes: Int { data.count }
+    /// Total duration: the sum of the GIF's displayed frame durations.
+    public var durationMs: Int
+    public var gifFrames: Int
+    /// Frames actually encoded: consecutive identical frames are merged into one longer frame.
+    public var encodedFrames: Int
+    /// The GIF's loop count (0: forever; nil: no loop extension, plays once). Also in the MP4 as `loop_count`.
+    public var loopCount: Int?
+    public var hadTransparency: Bool
+    /// The picture's true size; the encoded size is padded to even numbers with the background colour.
+    public var width: Int
+    public var height: Int
+    public var encodedWidth: Int
+    public var encodedHeight: Int
+    /// Input bytes / output bytes.
+    public var compressionRatio: Double { data.isEmpty ? 0 : Double(inputBytes) / Double(data.count) }
+    /// JPEG of the first frame, when asked for.
+    public var poster: [UInt8]?
+    /// Decoder warnings (a truncated GIF converts the frames it has).
+    public var warnings: [String]
+}
