@@ -4,6 +4,10 @@
 //                                               file by offset), then exit
 //   flipbook-bench gif-throughput RUNS FILE...  Flipbook vs libavcodec's GIF decoder, alternating, in this
 //                                               process; prints megapixels composited per second
+//   flipbook-bench poster VIDEO OUT.jpg         one poster (256 px, defaults), as `flipbook poster` makes it
+//   flipbook-bench thumb IMAGE OUT.jpg          one 256 px JPEG thumbnail, as `flipbook thumb` makes it
+//   flipbook-bench convert GIF OUT.mp4          one GIF to MP4 with the default options, as `flipbook convert`
+// The last three do one job per process, so bench/shape.sh can time them and read their peak RSS.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,8 +75,17 @@ do {
         }
         let mp = Double(pixelsTotal) / 1e6
         print("| **all** | | \(fmt(mp)) | \(fmt(mp / oursTotal)) | \(fmt(mp / avTotal)) | \(fmt(avTotal / oursTotal))x |")
+    case "poster" where args.count == 4:
+        let media = try MediaInput(path: args[2])
+        let image = try media.thumbnailImage(ThumbnailRequest(maxPixelSize: 256))
+        try AtomicFile.write(try EncodedImage(image: image, format: .jpeg, quality: 80).data, to: args[3], protecting: [args[2]])
+    case "thumb" where args.count == 4:
+        let media = try MediaInput(path: args[2])
+        try AtomicFile.write(try media.thumbnail(ThumbnailRequest(maxPixelSize: 256)).data, to: args[3], protecting: [args[2]])
+    case "convert" where args.count == 4:
+        try GIFToVideo.convert(try FileByteSource(path: args[2]), toPath: args[3])
     default:
-        print("usage: flipbook-bench gif-decode FILE | gif-throughput RUNS FILE...")
+        print("usage: flipbook-bench gif-decode FILE | gif-throughput RUNS FILE... | poster|thumb|convert IN OUT")
         exit(2)
     }
 } catch {
