@@ -8,7 +8,12 @@ public struct Limits: Sendable, Equatable {
     /// Largest source decoded with scaling (WebP) or streamed row by row (PNG), in pixels. Memory then
     /// follows the thumbnail; this bounds only the decoding time. Default 1,000 megapixels.
     public var maxScaledPixels: Int = 1_000_000_000
+    /// Largest coded video frame, in pixels, checked from the stream's header before the decoder opens
+    /// (and passed to it as `max_pixels`). Default 8K x 8K (67 MP): an 8K frame and its references stay
+    /// within the 300 MB budget.
+    public var maxVideoFramePixels: Int = 8192 * 8192
 
+    /// Limits with the documented defaults unless given.
     public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 512 << 20) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes

@@ -10,11 +10,17 @@ struct JPEGMarkers {
     var precision: Int?
     var components: Int?
     var frameType: UInt8?
+    /// The APP2 "ICC_PROFILE\0" segments' payloads by sequence number, and the chunk count they declare:
+    /// `EmbeddedProfile` joins them, so the segments are walked once for everything.
+    var iccChunks: [Int: Range<Int>] = [:]
+    var iccDeclared = 0
 
     init(_ bytes: UnsafeRawBufferPointer) {
         var i = 2
         var segments = 0
-        while i + 4 <= bytes.count, segments < 256 {
+        let iccTag = Array("ICC_PROFILE".utf8) + [0]
+        // 1,024 segments: a 16 MB profile (EmbeddedProfile's limit) spans 256 APP2 segments.
+        while i + 4 <= bytes.count, segments < 1024 {
             guard bytes[i] == 0xFF else { i += 1; continue }  // tolerate junk between segments
             let marker = bytes[i + 1]
             if marker == 0xFF { i += 1; continue }  // fill bytes
@@ -33,6 +39,11 @@ struct JPEGMarkers {
                 height = Int(bytes[payload.lowerBound + 1]) << 8 | Int(bytes[payload.lowerBound + 2])
                 width = Int(bytes[payload.lowerBound + 3]) << 8 | Int(bytes[payload.lowerBound + 4])
                 components = Int(bytes[payload.lowerBound + 5])
+            }
+            if marker == 0xE2, payload.count > 14, Array(bytes[payload.lowerBound..<payload.lowerBound + 12]) == iccTag {
+                let sequence = Int(bytes[payload.lowerBound + 12]), total = Int(bytes[payload.lowerBound + 13])
+                iccDeclared = max(iccDeclared, total)
+                if sequence >= 1 { iccChunks[sequence] = (payload.lowerBound + 14)..<payload.upperBound }
             }
             if marker == 0xEE, payload.count >= 5,
                Array(bytes[payload.lowerBound..<payload.lowerBound + 5]) == Array("Adobe".utf8) {

@@ -7,7 +7,8 @@ final class FrameRenderer {
     let request: ThumbnailRequest
     let format: FormatInput
     let stream: UnsafeMutablePointer<AVStream>
-    private var sws: OpaquePointer?
+    /// The scaler for the last frame's size and format, remade when they change.
+    private var scaler: SwsScaler?
     private let shrunk: Frame
     private var swsKey: (Int32, Int32, Int32, Int32) = (0, 0, -1, -1)
 
@@ -15,12 +16,8 @@ final class FrameRenderer {
         self.format = format
         self.stream = stream
         self.request = request
-        orientation = VideoPipeline.orientation(of: stream)
+        orientation = Orientation(displayMatrix: FormatInput.displayMatrix(of: stream))
         shrunk = try Frame()
-    }
-
-    deinit {
-        if let sws, let av = try? LibAV.api() { av.sws_freeContext(sws) }
     }
 
     /// AV_PIX_FMT_RGB48 is a C macro for the native-endian variant.
@@ -53,12 +50,13 @@ final class FrameRenderer {
         // HDR goes through 16-bit RGB and the tone mapper; everything else straight to 8-bit RGB.
         let toneMapper = ToneMapper(frame: frame)
         let output = toneMapper == nil ? AV_PIX_FMT_RGB24 : Self.rgb48
-        if sws == nil || swsKey != (sw, sh, source.pointee.format, output.rawValue) {
-            if let sws { av.sws_freeContext(sws) }
+        if scaler == nil || swsKey != (sw, sh, source.pointee.format, output.rawValue) {
+            scaler = nil  // the old context goes before the new one is made
             let flags = Int32(SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP)
-            sws = av.sws_getContext(sw, sh, AVPixelFormat(rawValue: source.pointee.format), Int32(scaledW), Int32(scaledH),
-                                    output, flags, nil, nil, nil)
-            guard let sws else { throw FlipbookError(.unsupported, "cannot convert this video's pixel format") }
+            let made = try SwsScaler(sourceWidth: sw, sourceHeight: sh, sourceFormat: AVPixelFormat(rawValue: source.pointee.format),
+                                     width: Int32(scaledW), height: Int32(scaledH), format: output, flags: flags,
+                                     failure: FlipbookError(.unsupported, "cannot convert this video's pixel format"))
+            scaler = made
             swsKey = (sw, sh, source.pointee.format, output.rawValue)
             // The stream's matrix (BT.601/709/2020) and range; RGB out is full range.
             let matrix: Int32
@@ -68,16 +66,15 @@ final class FrameRenderer {
             case AVCOL_SPC_UNSPECIFIED: matrix = Int32(h >= 720 ? SWS_CS_ITU709 : SWS_CS_DEFAULT)
             default: matrix = Int32(SWS_CS_DEFAULT)
             }
-            let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-            _ = av.sws_setColorspaceDetails(sws, av.sws_getCoefficients(matrix), fullRange, av.sws_getCoefficients(Int32(SWS_CS_DEFAULT)),
-                                            1, 0, 1 << 16, 1 << 16)
+            try made.setColourspace(sourceMatrix: matrix, sourceFullRange: frame.pointee.color_range == AVCOL_RANGE_JPEG)
         }
+        guard let scaler else { throw FlipbookError(.codec, "no pixel converter") }
         var pixels = [UInt8](repeating: 0, count: scaledW * scaledH * 3)
         if let toneMapper {
             var wide = [UInt16](repeating: 0, count: scaledW * scaledH * 3)
             try wide.withUnsafeMutableBufferPointer { dst in
                 try dst.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: dst.count * 2) {
-                    try SwsScale.frame(source, sourceHeight: Int(sh), into: $0, rowBytes: scaledW * 6, expectedRows: scaledH, with: sws!)
+                    try scaler.scale(source, sourceHeight: Int(sh), into: $0, rowBytes: scaledW * 6, expectedRows: scaledH)
                 }
             }
             pixels.withUnsafeMutableBufferPointer { dst in
@@ -85,11 +82,11 @@ final class FrameRenderer {
             }
         } else {
             try pixels.withUnsafeMutableBufferPointer { dst in
-                try SwsScale.frame(source, sourceHeight: Int(sh), into: dst.baseAddress!, rowBytes: scaledW * 3, expectedRows: scaledH, with: sws!)
+                try scaler.scale(source, sourceHeight: Int(sh), into: dst.baseAddress!, rowBytes: scaledW * 3, expectedRows: scaledH)
             }
         }
         let scaled = Image(width: scaledW, height: scaledH, channels: 3, pixels: pixels)
-        let cropped = StillPipeline.cropCentre(scaled, to: plan.output)
+        let cropped = scaled.croppedCentre(to: plan.output)
         return orientation.apply(to: cropped)
     }
 }

@@ -28,8 +28,8 @@ enum FrameShrinker {
         out.pointer.pointee.height = Int32((h + factor - 1) / factor)
         try LibAV.check(av.av_frame_get_buffer(out.pointer, 0), "allocating a shrunk frame")
 
-        let (source, sourceLines) = SwsScale.planes(of: frame)
-        let (target, targetLines) = SwsScale.planes(of: out.pointer)
+        let (source, sourceLines) = SwsScaler.planes(of: frame)
+        let (target, targetLines) = SwsScaler.planes(of: out.pointer)
         for p in 0..<layout.planes {
             let (inW, inH) = layout.planeSize(p, width: w, height: h)
             let (outW, outH) = layout.planeSize(p, width: Int(out.pointer.pointee.width), height: Int(out.pointer.pointee.height))

@@ -25,7 +25,7 @@ struct FrameSignature {
     /// decoders produce); nil for packed, palette and hardware layouts.
     init?(_ frame: UnsafeMutablePointer<AVFrame>) {
         guard let layout = PlanarLayout(frame.pointee.format) else { return nil }
-        let (data, lines) = SwsScale.planes(of: frame)
+        let (data, lines) = SwsScaler.planes(of: frame)
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         guard w > 0, h > 0 else { return nil }
         histogram = []

@@ -19,7 +19,7 @@ struct VideoPreviewSink: PreviewSink {
     }
 
     mutating func finish(endMs: Int) throws -> PreviewFile {
-        guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
+        guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "no video frame could be decoded") }
         try enc.encode(last.rgb, pts: last.ms, duration: max(1, endMs - last.ms))
         let data = try enc.finish(endMs: endMs)
         return PreviewFile(data: data, frames: frames + 1, size: Size(width: enc.width, height: enc.height), durationMs: endMs)

@@ -6,27 +6,12 @@ enum EmbeddedProfile {
     /// JPEG: the APP2 "ICC_PROFILE\0" segments, joined in their sequence-number order (a profile over
     /// 64 KB spans several). Nil if there are none or the sequence is incomplete.
     static func jpeg(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        let tag = Array("ICC_PROFILE".utf8) + [0]
-        var chunks: [Int: Range<Int>] = [:]
-        var declared = 0
-        var i = 2, segments = 0
-        while i + 4 <= bytes.count, segments < 1024 {
-            guard bytes[i] == 0xFF else { i += 1; continue }
-            let marker = bytes[i + 1]
-            if marker == 0xFF { i += 1; continue }
-            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
-            if marker == 0xDA || marker == 0xD9 { break }
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 2 else { break }
-            let payload = (i + 4)..<min(bytes.count, i + 2 + length)
-            if marker == 0xE2, payload.count > 14, Array(bytes[payload.lowerBound..<payload.lowerBound + 12]) == tag {
-                let sequence = Int(bytes[payload.lowerBound + 12]), total = Int(bytes[payload.lowerBound + 13])
-                declared = max(declared, total)
-                if sequence >= 1 { chunks[sequence] = (payload.lowerBound + 14)..<payload.upperBound }
-            }
-            i += 2 + length
-            segments += 1
-        }
+        jpeg(bytes, markers: JPEGMarkers(bytes))
+    }
+
+    /// The same from segments already walked (the thumbnail path reads SOF, EXIF and the profile in one walk).
+    static func jpeg(_ bytes: UnsafeRawBufferPointer, markers: JPEGMarkers) -> [UInt8]? {
+        let declared = markers.iccDeclared, chunks = markers.iccChunks
         guard declared > 0, chunks.count == declared else { return nil }
         var profile: [UInt8] = []
         for n in 1...declared {

@@ -24,6 +24,14 @@ final class FormatInput {
         try LibAV.check(try LibAV.api().avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
     }
 
+    /// A stream's display matrix (rotation and mirroring side data), nine values; empty if it has none.
+    static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> [Int32] {
+        guard let av = try? LibAV.api() else { return [] }
+        var size = 0
+        guard let data = av.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return [] }
+        return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+    }
+
     var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }

@@ -4,29 +4,21 @@ import Glibc
 #endif
 
 /// One encoder + muxer writing to memory. Frames arrive as padded RGB24 with their pts and duration (ms).
-struct FrameEncoder {
+/// A class, the single owner of its codec, muxer, scaler, frame and packets: a copy can never share them.
+final class FrameEncoder {
     let paddedWidth: Int, paddedHeight: Int
     let width: Int, height: Int
     let background: (UInt8, UInt8, UInt8)
     private let codec: CodecContext
     private let muxer: MemoryMuxer
     private let stream: UnsafeMutablePointer<AVStream>
-    private let sws: OpaquePointer
+    private let scaler: SwsScaler
     private let frame: Frame
     private let packet: Packet
     private let held: Packet
     private var hasHeld = false
     private var durations: [Int64: Int64] = [:]
-    private let owner: Owner
     private let container: VideoContainer
-
-    /// Frees the scaler when the encoder goes away, on every path.
-    final class Owner {
-        var sws: OpaquePointer?
-        deinit {
-            if let sws, let av = try? LibAV.api() { av.sws_freeContext(sws) }
-        }
-    }
 
     /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
     /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
@@ -52,7 +44,6 @@ struct FrameEncoder {
         paddedWidth = width + (width & 1)
         paddedHeight = height + (height & 1)
         background = (options.background.r, options.background.g, options.background.b)
-        owner = Owner()
         container = options.container
 
         if options.container == .webm && (options.codec == .h264 || options.codec == .hevc) {
@@ -110,12 +101,10 @@ struct FrameEncoder {
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
         try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
 
-        guard let scaler = av.sws_getContext(Int32(paddedWidth), Int32(paddedHeight), AV_PIX_FMT_RGB24, Int32(paddedWidth),
-                                             Int32(paddedHeight), AV_PIX_FMT_YUV420P,
-                                             Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP), nil, nil, nil)
-        else { throw FlipbookError(.codec, "cannot create the RGB to YUV converter") }
-        sws = scaler
-        owner.sws = scaler
+        scaler = try SwsScaler(sourceWidth: Int32(paddedWidth), sourceHeight: Int32(paddedHeight), sourceFormat: AV_PIX_FMT_RGB24,
+                               width: Int32(paddedWidth), height: Int32(paddedHeight), format: AV_PIX_FMT_YUV420P,
+                               flags: Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP),
+                               failure: FlipbookError(.codec, "cannot create the RGB to YUV converter"))
         frame = try Frame()
         frame.pointer.pointee.width = Int32(paddedWidth)
         frame.pointer.pointee.height = Int32(paddedHeight)
@@ -169,11 +158,11 @@ struct FrameEncoder {
     }
 
     /// Converts and encodes one frame shown from `pts` for `duration` milliseconds.
-    mutating func encode(_ rgb: [UInt8], pts: Int, duration: Int) throws {
+    func encode(_ rgb: [UInt8], pts: Int, duration: Int) throws {
         let av = try LibAV.api()
         try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
         try rgb.withUnsafeBufferPointer { src in
-            try SwsScale.packed(src.baseAddress!, rowBytes: paddedWidth * 3, height: paddedHeight, into: frame.pointer, with: sws)
+            try scaler.scale(packed: src.baseAddress!, rowBytes: paddedWidth * 3, height: paddedHeight, into: frame.pointer)
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))
@@ -184,7 +173,7 @@ struct FrameEncoder {
     /// Writes every packet the encoder has ready, holding back the newest one: the MP4 muxer takes the
     /// media's end from the last packet (its dts plus its duration), which must reach the GIF's end, and
     /// that is only known in `finish`.
-    private mutating func drain() throws {
+    private func drain() throws {
         let av = try LibAV.api()
         while true {
             let status = av.avcodec_receive_packet(codec.pointer, packet.pointer)
@@ -204,7 +193,7 @@ struct FrameEncoder {
 
     /// Flushes the encoder, writes the trailer (and moves the index to the front) and returns the file.
     /// `endMs` is when the last frame stops being shown: the file's duration.
-    mutating func finish(endMs: Int) throws -> [UInt8] {
+    func finish(endMs: Int) throws -> [UInt8] {
         let av = try LibAV.api()
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the encoder")
         try drain()

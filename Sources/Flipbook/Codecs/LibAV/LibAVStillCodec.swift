@@ -47,13 +47,12 @@ enum LibAVStillCodec {
         let channels = alpha || pal ? 4 : 3
         let target = channels == 4 ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
         let flags = Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP)
-        guard let sws = av.sws_getContext(Int32(w), Int32(h), format, Int32(w), Int32(h), target, flags, nil, nil, nil) else {
-            throw FlipbookError(.unsupported, "cannot convert pixel format \(LibAV.pixelFormatName(format))")
-        }
-        defer { av.sws_freeContext(sws) }
+        let scaler = try SwsScaler(sourceWidth: Int32(w), sourceHeight: Int32(h), sourceFormat: format, width: Int32(w), height: Int32(h),
+                                   format: target, flags: flags,
+                                   failure: FlipbookError(.unsupported, "cannot convert pixel format \(LibAV.pixelFormatName(format))"))
         var pixels = [UInt8](repeating: 0, count: w * h * channels)
         try pixels.withUnsafeMutableBufferPointer { dst in
-            try SwsScale.frame(frame, sourceHeight: h, into: dst.baseAddress!, rowBytes: w * channels, expectedRows: h, with: sws)
+            try scaler.scale(frame, sourceHeight: h, into: dst.baseAddress!, rowBytes: w * channels, expectedRows: h)
         }
         return Image(width: w, height: h, channels: channels, pixels: pixels)
     }

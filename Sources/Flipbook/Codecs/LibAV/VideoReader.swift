@@ -34,7 +34,7 @@ final class VideoReader {
         streamIndex = index
         stream = format.streams[index]
         let par = stream.pointee.codecpar!
-        let limit = min(maxCodedPixels, input.limits.maxPixels)
+        let limit = min(maxCodedPixels, input.limits.maxPixels, input.limits.maxVideoFramePixels)
         guard Int(par.pointee.width) * Int(par.pointee.height) <= limit else {
             throw FlipbookError(.limitExceeded, "video frames are \(par.pointee.width)x\(par.pointee.height), over the pixel limit")
         }
@@ -74,10 +74,10 @@ final class VideoReader {
     }
 
     /// A reader for work that spans the whole video (previews, storyboards): `input` must be a video of
-    /// known duration, decoded at up to 8K x 8K, rendered to `maxPixelSize`.
+    /// known duration, decoded within its limits, rendered to `maxPixelSize`.
     static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false) throws -> VideoReader {
         guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: 8192 * 8192,
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: input.limits.maxVideoFramePixels,
                                      forwardPass: forwardPass)
         guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         return reader
@@ -112,9 +112,10 @@ final class VideoReader {
     /// Frames the decoder has returned so far (tests check that dense storyboards decode each only once).
     private(set) var framesDecoded = 0
 
-    /// The next decoded frame in display order, valid until the next call; nil at the end of the stream.
-    /// Damaged packets and frames are skipped.
-    func nextFrame() throws -> UnsafeMutablePointer<AVFrame>? {
+    /// The next decoded frame in display order; nil at the end of the stream. Damaged packets and frames
+    /// are skipped. The reader's own frame is returned, not a pointer into it: holding it keeps its memory
+    /// alive, but its contents are replaced by the next call (`av_frame_ref` what must outlive that).
+    func nextFrame() throws -> Frame? {
         try Cancellation.check("video decoding")  // posters, storyboards, previews and bundles all decode here
         let av = try LibAV.api()
         av.av_frame_unref(frame.pointer)
@@ -122,7 +123,7 @@ final class VideoReader {
             let received = av.avcodec_receive_frame(codec.pointer, frame.pointer)
             if received >= 0 {
                 framesDecoded += 1
-                return frame.pointer
+                return frame
             }
             if sawEnd { return nil }  // drained
             let status = av.av_read_frame(format.pointer, packet.pointer)
@@ -138,11 +139,11 @@ final class VideoReader {
     }
 
     /// Seeks to the keyframe at or before `seconds` and calls `visit` with each decoded frame, in order,
-    /// until it returns true or the stream ends.
+    /// until it returns true or the stream ends. The pointer is valid only during the call.
     func decode(from seconds: Double, _ visit: (UnsafeMutablePointer<AVFrame>) throws -> Bool) throws {
         try seek(to: seconds)
-        while let frame = try nextFrame() {
-            if try visit(frame) { return }
+        while let decoded = try nextFrame() {
+            if try visit(decoded.pointer) { return }
         }
     }
 }

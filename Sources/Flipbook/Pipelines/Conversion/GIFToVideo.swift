@@ -2,6 +2,10 @@
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included).
 public enum GIFToVideo {
+    /// Converts a GIF (or animated WebP or APNG, sniffed) in memory. The headers are checked against
+    /// `options.decode` first (for a GIF, a scan of its blocks without decompressing pixels), then frames
+    /// are decoded and encoded one at a time: memory is one canvas, the encoder's lookahead and the output
+    /// file. CPU: one decode per frame and one encode per distinct frame.
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
@@ -51,7 +55,7 @@ public enum GIFToVideo {
             }
             return true
         }
-        guard var enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
+        guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
         try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
         encodedFrames += 1
         let data = try enc.finish(endMs: endMs)

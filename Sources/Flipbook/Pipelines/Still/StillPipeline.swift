@@ -2,15 +2,15 @@
 /// through libpng, AVIF/HEIC through libheif, everything else (BMP, TIFF, APNG) through libavcodec. Two
 /// phases, as in libvips: read the header and check limits, then decode at the chosen scale. Embedded ICC
 /// profiles are applied on the small image (see `ColourManagement`).
-public struct StillPipeline: MediaPipeline {
-    public init() {}
-    public var name: String { "still" }
+struct StillPipeline: MediaPipeline {
+    init() {}
+    var name: String { "still" }
 
-    public func accepts(_ type: MediaType) -> Bool {
+    func accepts(_ type: MediaType) -> Bool {
         [.jpeg, .png, .apng, .webp, .animatedWebP, .bmp, .tiff, .avif, .heic].contains(type)
     }
 
-    public func probe(_ input: MediaInput) throws -> MediaInfo {
+    func probe(_ input: MediaInput) throws -> MediaInfo {
         let header = try StillHeader.read(input.source, type: input.type)
         var info = MediaInfo(type: input.type)
         let swap = header.orientation.swapsAxes
@@ -25,7 +25,7 @@ public struct StillPipeline: MediaPipeline {
         return info
     }
 
-    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+    func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
         switch input.type {
         case .jpeg:
             return try input.source.withContiguousBytes { try jpegThumbnail($0, request, limits: input.limits) }
@@ -71,7 +71,7 @@ public struct StillPipeline: MediaPipeline {
         // The writer colour-converted an embedded thumbnail of a CMYK image its own way (Photoshop's
         // differs from the main image's naive conversion by ~30 levels on pil_sample_cmyk.jpg): decode those.
         let isCMYK = header.colorspace == TJCS_CMYK || header.colorspace == TJCS_YCCK
-        let profile = EmbeddedProfile.jpeg(bytes)
+        let profile = EmbeddedProfile.jpeg(bytes, markers: markers)
         // RGB/grey profiles apply to the finished thumbnail (fewest pixels); CMYK ones inside the decode.
         let colour: (Image) -> Image = {
             if isCMYK { return $0 }  // converted inside the decode: there is no CMYK output to keep it for
@@ -98,7 +98,7 @@ public struct StillPipeline: MediaPipeline {
         // comes out dark. Keep the rounded-down size, as libvips does.
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
-        let trimmed = Self.cropTopLeft(decoded, width: min(exactW, decoded.width), height: min(exactH, decoded.height))
+        let trimmed = decoded.croppedTopLeft(width: min(exactW, decoded.width), height: min(exactH, decoded.height))
         return colour(Self.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
     }
 
@@ -146,29 +146,6 @@ public struct StillPipeline: MediaPipeline {
                        && cropH == Double(image.height))
             ? image : Resampler.resample(image, region: region, to: plan.output)
         return orientation.apply(to: resized)
-    }
-
-    /// The centred `size` region of `image` (the whole image if it is not larger).
-    static func cropCentre(_ image: Image, to size: Size) -> Image {
-        let w = min(size.width, image.width), h = min(size.height, image.height)
-        return crop(image, x: (image.width - w) / 2, y: (image.height - h) / 2, width: w, height: h)
-    }
-
-    static func cropTopLeft(_ image: Image, width: Int, height: Int) -> Image {
-        crop(image, x: 0, y: 0, width: width, height: height)
-    }
-
-    /// The `width` x `height` region of `image` at (`x`, `y`), which must lie inside it.
-    static func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) -> Image {
-        guard width != image.width || height != image.height else { return image }
-        let c = image.channels
-        var out = [UInt8]()
-        out.reserveCapacity(width * height * c)
-        for row in y..<(y + height) {
-            let start = (row * image.width + x) * c
-            out.append(contentsOf: image.pixels[start..<(start + width * c)])
-        }
-        return Image(width: width, height: height, channels: c, pixels: out)
     }
 }
 

@@ -3,6 +3,8 @@ import CFFmpeg
 /// Seek-bar preview sprites: JPEG sheets of tiles plus a WebVTT file whose cues point at
 /// `sheet.jpg#xywh=x,y,w,h` (the format video.js, Plyr, JW Player and Shaka read).
 public struct Storyboard: Sendable {
+    /// One WebVTT cue: from `startMs` to `endMs` the seek bar shows the tile at (`x`, `y`), `width` x
+    /// `height`, of sheet `sheet` (0-based).
     public struct Cue: Sendable, Equatable {
         public var startMs: Int
         public var endMs: Int
@@ -12,7 +14,9 @@ public struct Storyboard: Sendable {
 
     /// Sheet images, JPEG.
     public var sheets: [EncodedImage]
+    /// One cue per tile, in time order.
     public var cues: [Cue]
+    /// The video's duration, which the last cue reaches.
     public var durationMs: Int
 
     /// The WebVTT text; sheet `i` is referred to as `sheetName(i)`.
@@ -96,7 +100,8 @@ extension Storyboard {
                 haveHeld = false
                 heldTile = nil
             }
-            while let frame = try reader.nextFrame() {
+            while let decoded = try reader.nextFrame() {
+                let frame = decoded.pointer  // borrowed for this pass of the loop; `decoded` owns it
                 if options.isCancelled?() == true { throw FlipbookError(.cancelled, "the storyboard was cancelled") }
                 guard let s = reader.seconds(frame) else {
                     // No timestamp: it stands for the next tile.

@@ -2,6 +2,7 @@
 /// part needs are visited in order, each decoded frame goes to every part that wants it, and the reader
 /// seeks (forward only) only across gaps longer than `seekGap`.
 public struct VideoBundle: Sendable {
+    /// The parts asked for in the request; nil for those not asked for.
     public var poster: Image?
     public var storyboard: Storyboard?
     public var preview: VideoPreview.Result?
@@ -12,6 +13,9 @@ public struct VideoBundle: Sendable {
     /// Decoding on is cheaper than seeking when the next wanted time is this close (seconds).
     static let seekGap = 1.0
 
+    /// Makes every part `request` asks for in one forward pass over the video. Memory: one decoded frame
+    /// (plus one held for tiles and one poster fallback), the tiles and the preview encoder. Throws
+    /// `.invalidArgument` if nothing is asked for, `.corrupt` if no frame decodes.
     public static func make(_ input: MediaInput, _ request: VideoBundleRequest) throws -> VideoBundle {
         guard request.poster != nil || request.storyboard != nil || request.preview != nil else {
             throw FlipbookError(.invalidArgument, "ask for a poster, a storyboard or a preview")
@@ -65,7 +69,8 @@ public struct VideoBundle: Sendable {
                 lastIsPrevious = false
                 tileOfLast = nil
             }
-            guard let frame = try reader.nextFrame() else { break }
+            guard let decoded = try reader.nextFrame() else { break }
+            let frame = decoded.pointer  // borrowed for this pass of the loop; `decoded` owns it
             result.framesDecoded += 1
             let t = reader.seconds(frame) ?? (cursor ?? 0)
             cursor = max(cursor ?? t, t)

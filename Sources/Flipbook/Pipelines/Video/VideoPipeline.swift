@@ -5,10 +5,14 @@ public struct VideoPipeline: MediaPipeline {
     /// How posters are picked. Default: 10%, fast seek, near-uniform frames skipped.
     public var posterOptions: PosterOptions
 
+    /// A video pipeline picking posters with `posterOptions` (default `PosterOptions()`).
     public init(posterOptions: PosterOptions = PosterOptions()) { self.posterOptions = posterOptions }
+    /// "video".
     public var name: String { "video" }
+    /// MP4, MOV, M4V, Matroska and WebM.
     public func accepts(_ type: MediaType) -> Bool { type.isVideo }
 
+    /// Container and stream headers only (no decoding): size after rotation, codec, duration, frames.
     public func probe(_ input: MediaInput) throws -> MediaInfo {
         let av = try LibAV.api()
         let format = try FormatInput(source: input.source)
@@ -19,7 +23,7 @@ public struct VideoPipeline: MediaPipeline {
         guard index >= 0 else { return info }  // audio-only: no picture facts to report
         let stream = format.streams[Int(index)]
         let par = stream.pointee.codecpar!
-        let orientation = Self.orientation(of: stream)
+        let orientation = Orientation(displayMatrix: FormatInput.displayMatrix(of: stream))
         let w = Int(par.pointee.width), h = Int(par.pointee.height)
         info.width = orientation.swapsAxes ? h : w
         info.height = orientation.swapsAxes ? w : h
@@ -35,39 +39,5 @@ public struct VideoPipeline: MediaPipeline {
     /// A poster frame (see `PosterOptions`), upright and scaled to the request.
     public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
         try PosterExtractor.poster(input, request: request, options: posterOptions)
-    }
-
-    /// The stream's display matrix as the EXIF orientation that shows it upright: rotations by quarter
-    /// turns, mirrored or not.
-    static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
-        guard let av = try? LibAV.api() else { return .up }
-        var size = 0
-        guard let data = av.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .up }
-        var matrix = data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-        return orientation(displayMatrix: &matrix)
-    }
-
-    /// libav's display matrix [a b u; c d v; x y w] maps a stored pixel (p, q) to (a p + c q, b p + d q).
-    /// A negative determinant is a mirror: the matrix is then a rotation followed by a horizontal flip
-    /// (av_display_matrix_flip negates column 0), so the rotation is read from the matrix with column 0
-    /// negated back. Quarter turns clockwise, then the flip, are EXIF orientations 1-8.
-    static func orientation(displayMatrix matrix: inout [Int32]) -> Orientation {
-        guard matrix.count == 9, let av = try? LibAV.api() else { return .up }
-        let determinant = Int64(matrix[0]) * Int64(matrix[4]) - Int64(matrix[1]) * Int64(matrix[3])
-        let mirrored = determinant < 0
-        if mirrored { for i in [0, 3, 6] { matrix[i] = 0 &- matrix[i] } }
-        let ccw = matrix.withUnsafeBufferPointer { av.av_display_rotation_get($0.baseAddress!) }
-        guard ccw.isFinite else { return .up }
-        let clockwise = (Int((-ccw).rounded()) % 360 + 360) % 360
-        switch (clockwise, mirrored) {
-        case (90, false): return .right
-        case (180, false): return .down
-        case (270, false): return .left
-        case (0, true): return .upMirrored
-        case (90, true): return .leftMirrored  // transpose
-        case (180, true): return .downMirrored  // a vertical flip
-        case (270, true): return .rightMirrored  // transverse
-        default: return .up
-        }
     }
 }

@@ -1,11 +1,17 @@
+/// Short animated previews of a video (or an animation): a few evenly spread segments, back to back, as
+/// MP4, WebM, animated WebP or GIF. One decoded frame and the encoder's state in memory at a time.
 public enum VideoPreview {
+    /// An encoded preview.
     public struct Result: Sendable {
+        /// The encoded file.
         public var data: [UInt8]
+        /// The format `data` is in.
         public var format: PreviewFormat
         /// The clip's length: segments x segment length, to the millisecond (GIF: to the centisecond).
         public var durationMs: Int
         /// Frames in the file (identical neighbours may have been merged into one longer frame).
         public var frames: Int
+        /// The preview's size in pixels.
         public var width: Int
         public var height: Int
     }
@@ -38,10 +44,11 @@ public enum VideoPreview {
             while timeline.current == index {
                 // The server's job cancellation (a client gone, a timeout) reaches here between frames.
                 if options.video.decode.isCancelled?() == true { throw FlipbookError(.cancelled, "the preview was cancelled") }
-                guard let frame = try reader.nextFrame() else {
+                guard let decoded = try reader.nextFrame() else {
                     timeline.finishSegment()
                     break
                 }
+                let frame = decoded.pointer  // borrowed for this pass of the loop; `decoded` owns it
                 guard let t = reader.seconds(frame), let ms = timeline.offer(t, continuing: false) else { continue }
                 try emit(try reader.renderer.render(frame), ms)
             }
