@@ -37,6 +37,8 @@ public struct FlipbookError: Error, Sendable, Equatable, CustomStringConvertible
     /// Where it happened: the operation or C call.
     public var context: String?
 
+    /// An error of kind `code` with a message for people, the library's own words if any (`underlying`)
+    /// and the call that failed (`context`).
     public init(_ code: Code, _ message: String, underlying: String? = nil, context: String? = nil) {
         self.code = code
         self.message = message

@@ -10,6 +10,7 @@ public struct Image: Sendable, Equatable {
     /// Encoders embed it. Operations that make a new image do not carry it: the pipeline sets it last.
     public var iccProfile: [UInt8]?
 
+    /// An image over `pixels` (`width` x `height` x `channels` bytes, rows top to bottom, no padding).
     public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         precondition(channels == 3 || channels == 4, "Image supports RGB and RGBA")
         precondition(pixels.count == width * height * channels, "pixel buffer does not match the size")

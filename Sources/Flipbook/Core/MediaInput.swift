@@ -6,9 +6,13 @@
 /// let jpeg = try input.thumbnail(maxPixelSize: 256, fit: .cover, quality: 80, format: .jpeg)
 /// ```
 public struct MediaInput: Sendable {
+    /// The bytes; read by offset, never loaded whole unless a decoder needs contiguous bytes.
     public let source: any ByteSource
+    /// Sniffed from the first bytes (`MediaType.sniff`); `.unknown` if nothing matched.
     public let type: MediaType
+    /// Checked from headers before any large allocation.
     public let limits: Limits
+    /// Picks the pipeline for `type`.
     public let router: MediaRouter
     /// The file name, for messages.
     public let name: String

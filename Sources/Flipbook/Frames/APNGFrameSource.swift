@@ -7,16 +7,16 @@
 /// - dispose NONE keeps the frame, BACKGROUND clears its rectangle to transparent, PREVIOUS restores the
 ///   rectangle as it was before the frame (on the first frame PREVIOUS acts as BACKGROUND).
 /// Memory: the canvas, a saved copy of one rectangle for PREVIOUS, and one decoded frame.
-public final class APNGFrameSource: FrameSource {
-    public let info: AnimationInfo
-    public private(set) var warnings: [String] = []
+final class APNGFrameSource: FrameSource {
+    let info: AnimationInfo
+    private(set) var warnings: [String] = []
     private let source: any ByteSource
     private let structure: APNGStructure
     private let strict: Bool
     private let isCancelled: (@Sendable () -> Bool)?
 
     /// Scans the chunk headers and checks `limits` (canvas, frames, duration) before allocating anything.
-    public init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), strict: Bool = false,
+    init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), strict: Bool = false,
                 isCancelled: (@Sendable () -> Bool)? = nil) throws {
         self.source = source
         self.strict = strict
@@ -49,9 +49,9 @@ public final class APNGFrameSource: FrameSource {
     }
 
     /// Whether the IDAT image is part of the animation (an fcTL came before it).
-    public var defaultImageIsFirstFrame: Bool { structure.defaultImageIsFirstFrame }
+    var defaultImageIsFirstFrame: Bool { structure.defaultImageIsFirstFrame }
 
-    public func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+    func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         let w = info.width
         var canvas = [UInt8](repeating: 0, count: w * info.height * 4)
         var saved: [UInt8] = []

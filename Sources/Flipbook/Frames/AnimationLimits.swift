@@ -9,6 +9,7 @@ public struct AnimationLimits: Sendable, Equatable {
     /// (a delay can be 655 s), and the work is bounded by frames and pixels; this catches nonsense timing.
     public var maxDurationMs = 86_400_000
 
+    /// Limits with the documented defaults unless given.
     public init(maxCanvasPixels: Int = 50_000_000, maxFrames: Int = 10_000, maxDurationMs: Int = 86_400_000) {
         self.maxCanvasPixels = maxCanvasPixels
         self.maxFrames = maxFrames

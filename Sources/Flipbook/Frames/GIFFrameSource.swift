@@ -1,13 +1,13 @@
 /// A GIF as a `FrameSource`: the block scan (`GIFDecoder.info`) for the header facts, then `GIFDecoder`'s
 /// own compositing, unchanged. The adapter adds no copy: the decoder's canvas is passed straight on.
-public final class GIFFrameSource: FrameSource {
-    public let info: AnimationInfo
+final class GIFFrameSource: FrameSource {
+    let info: AnimationInfo
     /// The scan's own report, including raw centisecond delays and truncation.
-    public let gifInfo: GIFInfo
+    let gifInfo: GIFInfo
     private let decoder: GIFDecoder
 
     /// Scans the GIF's blocks (no pixel decoding), checks `limits`, then opens the decoder.
-    public init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions(), limits: AnimationLimits = AnimationLimits()) throws {
+    init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions(), limits: AnimationLimits = AnimationLimits()) throws {
         var options = options
         options.maxCanvasPixels = min(options.maxCanvasPixels, limits.maxCanvasPixels)
         options.maxFrames = min(options.maxFrames, limits.maxFrames)
@@ -21,11 +21,11 @@ public final class GIFFrameSource: FrameSource {
         decoder = try GIFDecoder(source: source, options: options)
     }
 
-    public var warnings: [String] { decoder.warnings }
+    var warnings: [String] { decoder.warnings }
 
     private struct Stop: Error {}
 
-    public func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+    func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         do {
             try decoder.forEachFrame { meta, canvas in
                 // The scan and the decoder size a zero-size screen by the same rule; if they ever disagreed,

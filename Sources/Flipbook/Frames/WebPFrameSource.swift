@@ -3,15 +3,15 @@ import CWebP
 /// Animated WebP as a `FrameSource`, through libwebp's demuxer (headers, limits) and WebPAnimDecoder
 /// (compositing with blend and dispose, over a transparent canvas as browsers and Pillow do: the ANIM
 /// background colour is a hint they ignore). Memory: the file, plus libwebp's canvas and one saved copy.
-public final class WebPFrameSource: FrameSource {
-    public let info: AnimationInfo
-    public private(set) var warnings: [String] = []
+final class WebPFrameSource: FrameSource {
+    let info: AnimationInfo
+    private(set) var warnings: [String] = []
     private let bytes: WebPBytes
     private let decoder: WebPAnimDecoderHandle
     private let isCancelled: (@Sendable () -> Bool)?
 
     /// Reads the headers through the demuxer and checks `limits` before the animation decoder allocates.
-    public init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), isCancelled: (@Sendable () -> Bool)? = nil) throws {
+    init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), isCancelled: (@Sendable () -> Bool)? = nil) throws {
         bytes = try WebPBytes(source)
         let header = try WebPDemuxerHandle(bytes).header()
         guard header.width > 0, header.height > 0, header.frames > 0 else {
@@ -26,7 +26,7 @@ public final class WebPFrameSource: FrameSource {
         self.isCancelled = isCancelled
     }
 
-    public func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+    func forEachFrame(_ body: (AnimationFrame, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         var index = 0, time = 0
         let count = info.width * info.height * 4
         while decoder.hasMoreFrames, index < info.durationsMs.count {

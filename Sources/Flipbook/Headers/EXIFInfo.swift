@@ -1,16 +1,16 @@
 /// What Flipbook reads from EXIF / TIFF metadata. Parsing is bounds-checked throughout: malformed
 /// metadata yields nil fields, never a crash.
-public struct EXIFInfo: Equatable, Sendable {
+struct EXIFInfo: Equatable, Sendable {
     /// Tag 274 as stored, if present.
-    public var orientation: Int?
+    var orientation: Int?
     /// The embedded JPEG thumbnail (IFD1), as a byte range of the TIFF block.
-    public var thumbnail: Range<Int>?
+    var thumbnail: Range<Int>?
     /// ImageWidth / ImageLength of IFD0 (present in TIFF files, rarely in EXIF).
-    public var width: Int?
-    public var height: Int?
+    var width: Int?
+    var height: Int?
 
     /// Parses a TIFF structure ("II*\0" or "MM\0*" header).
-    public init?(tiff bytes: UnsafeRawBufferPointer) {
+    init?(tiff bytes: UnsafeRawBufferPointer) {
         guard bytes.count >= 8 else { return nil }
         let little: Bool
         switch (bytes[0], bytes[1]) {

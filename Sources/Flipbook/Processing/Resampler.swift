@@ -2,9 +2,9 @@
 /// When shrinking, the kernel widens by the shrink factor, so every source pixel contributes (area
 /// weighting), and alpha is premultiplied while filtering so transparent pixels do not darken edges.
 /// Cost: one float buffer of outputWidth x sourceRows x channels, plus the output.
-public enum Resampler {
+enum Resampler {
     /// Resamples the region `(x, y, width, height)` of `image` (fractional source pixels) to `size`.
-    public static func resample(
+    static func resample(
         _ image: Image, region: (x: Double, y: Double, width: Double, height: Double), to size: Size
     ) -> Image {
         let c = image.channels

@@ -14,5 +14,6 @@ public struct GIFPreviewOptions: Sendable {
     /// about 770 frames of 320x180, five times a default preview at 30 fps.
     public var maxBufferedBytes = 128 << 20
 
+    /// Every option at its documented default.
     public init() {}
 }

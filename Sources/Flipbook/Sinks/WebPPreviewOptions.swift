@@ -3,6 +3,7 @@ public struct WebPPreviewOptions: Sendable {
     /// Lossy quality, 0-100 (libwebp's `-q`). Default 75, libwebp's own default.
     public var quality = 75
 
+    /// Every option at its documented default.
     public init() {}
 }
 

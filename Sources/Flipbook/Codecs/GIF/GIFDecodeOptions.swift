@@ -13,6 +13,7 @@ public struct GIFDecodeOptions: Sendable {
     /// Polled between frames; returning true stops decoding with `.cancelled`.
     public var isCancelled: (@Sendable () -> Bool)?
 
+    /// Options with the documented defaults unless given.
     public init(maxCanvasPixels: Int = 50_000_000, maxFrames: Int = 10_000, maxTotalPixels: Int = 2_000_000_000,
                 strict: Bool = false, maxPixelSize: Int? = nil, isCancelled: (@Sendable () -> Bool)? = nil) {
         self.maxCanvasPixels = maxCanvasPixels

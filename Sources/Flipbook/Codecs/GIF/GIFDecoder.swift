@@ -7,15 +7,15 @@ import CGIF
 /// let decoder = try GIFDecoder(source: try FileByteSource(path: "a.gif"))
 /// while let frame = try decoder.nextFrame() { use(frame.image, frame.presentationTimeMs) }
 /// ```
-public final class GIFDecoder {
-    public let options: GIFDecodeOptions
+package final class GIFDecoder {
+    package let options: GIFDecodeOptions
     /// The logical screen size; for a zero-size screen, the extent of the first frame.
-    public private(set) var canvasWidth: Int
-    public private(set) var canvasHeight: Int
+    package private(set) var canvasWidth: Int
+    package private(set) var canvasHeight: Int
     /// NETSCAPE2.0/ANIMEXTS1.0 loop count (0: forever), once its extension has been read; nil if absent.
-    public private(set) var loopCount: Int?
+    package private(set) var loopCount: Int?
     /// Problems decoding recovered from (a truncated file, data that is not a block).
-    public private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
 
     private let reader: GIFReader
     private var canvas: [UInt8] = []
@@ -56,7 +56,7 @@ public final class GIFDecoder {
 
     /// Opens the GIF and reads its header. Throws if the canvas is over `options.maxCanvasPixels`, before
     /// allocating it.
-    public init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws {
+    package init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws {
         self.options = options
         reader = try GIFReader(source: source)
         canvasWidth = Int(reader.gif.pointee.SWidth)
@@ -73,14 +73,14 @@ public final class GIFDecoder {
     /// The next composited frame, or nil after the last. A damaged or truncated file ends with the
     /// frames decoded so far and a warning (or throws, in strict mode, or if no frame could be decoded).
     /// Costs one copy of the canvas (or one downscale) per frame; `forEachFrame` avoids even that.
-    public func nextFrame() throws -> GIFFrame? {
+    package func nextFrame() throws -> GIFFrame? {
         guard let meta = try advance() else { return nil }
         return GIFFrame(meta, image: outputImage())
     }
 
     /// Calls `body` for every remaining frame with the canvas itself (RGBA, canvasWidth x canvasHeight),
     /// valid only during the call: no per-frame copy. `maxPixelSize` does not apply here.
-    public func forEachFrame(_ body: (GIFFrameInfo, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    package func forEachFrame(_ body: (GIFFrameInfo, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         while let meta = try advance() {
             try canvas.withUnsafeBufferPointer { try body(meta, $0) }
         }
@@ -281,7 +281,7 @@ public final class GIFDecoder {
 
 extension GIFDecoder {
     /// Scans every block without decompressing pixels: frame count, delays, loop count, transparency.
-    public static func info(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws -> GIFInfo {
+    package static func info(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws -> GIFInfo {
         let reader = try GIFReader(source: source)
         let width = Int(reader.gif.pointee.SWidth), height = Int(reader.gif.pointee.SHeight)
         var info = GIFInfo(width: width, height: height, frameCount: 0, delays: [], durationMs: 0, loopCount: nil,

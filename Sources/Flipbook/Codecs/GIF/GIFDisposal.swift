@@ -1,5 +1,5 @@
 /// How a frame leaves the canvas for the next one (the GIF89a disposal method).
-public enum GIFDisposal: Int, Sendable {
+package enum GIFDisposal: Int, Sendable {
     /// 0: unspecified; treated like `keep`.
     case unspecified = 0
     /// 1: leave the frame in place.

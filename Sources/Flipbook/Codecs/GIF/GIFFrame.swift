@@ -1,17 +1,17 @@
 /// One composited frame.
-public struct GIFFrame: Sendable {
-    public var index: Int
+package struct GIFFrame: Sendable {
+    package var index: Int
     /// When the frame appears: the sum of the displayed durations of the frames before it.
-    public var presentationTimeMs: Int
+    package var presentationTimeMs: Int
     /// How long it is displayed (see `GIFTiming`).
-    public var durationMs: Int
+    package var durationMs: Int
     /// The delay as stored, in centiseconds.
-    public var delayCentiseconds: Int
-    public var disposal: GIFDisposal
+    package var delayCentiseconds: Int
+    package var disposal: GIFDisposal
     /// The whole canvas after this frame, RGBA (scaled if `maxPixelSize` was set).
-    public var image: Image
+    package var image: Image
     /// True for the last frame of a truncated file: rows that were never decoded are left transparent.
-    public var isPartial: Bool
+    package var isPartial: Bool
 
     init(_ info: GIFFrameInfo, image: Image) {
         index = info.index
@@ -24,7 +24,7 @@ public struct GIFFrame: Sendable {
     }
 
     /// The frame's facts without its pixels.
-    public var info: GIFFrameInfo {
+    package var info: GIFFrameInfo {
         GIFFrameInfo(index: index, presentationTimeMs: presentationTimeMs, durationMs: durationMs,
                      delayCentiseconds: delayCentiseconds, disposal: disposal, isPartial: isPartial)
     }

@@ -1,9 +1,9 @@
 /// A frame's facts without its pixels (see `GIFDecoder.forEachFrame`).
-public struct GIFFrameInfo: Sendable {
-    public var index: Int
-    public var presentationTimeMs: Int
-    public var durationMs: Int
-    public var delayCentiseconds: Int
-    public var disposal: GIFDisposal
-    public var isPartial: Bool
+package struct GIFFrameInfo: Sendable {
+    package var index: Int
+    package var presentationTimeMs: Int
+    package var durationMs: Int
+    package var delayCentiseconds: Int
+    package var disposal: GIFDisposal
+    package var isPartial: Bool
 }

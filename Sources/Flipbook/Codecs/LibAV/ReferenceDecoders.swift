@@ -1,11 +1,11 @@
 import CFFmpeg
 
 /// Other libraries' decoders, driven from this process, for benchmarks and cross-checks. Not a pipeline.
-public enum ReferenceDecoders {
+package enum ReferenceDecoders {
     /// Decodes every frame of a GIF with libavformat's GIF demuxer and libavcodec's GIF decoder (which
     /// composites frames itself), reading through the same byte-source bridge Flipbook uses.
     /// Returns the frame count and the pixels composited (frames x canvas).
-    public static func libavcodecGIF(source: any ByteSource) throws -> (frames: Int, pixels: Int) {
+    package static func libavcodecGIF(source: any ByteSource) throws -> (frames: Int, pixels: Int) {
         let av = try LibAV.api()
         let input = try FormatInput(source: source)
         let index = av.av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)

@@ -2,6 +2,7 @@
 public struct Size: Hashable, Sendable, CustomStringConvertible {
     public var width: Int
     public var height: Int
+    /// A size; neither side is checked.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

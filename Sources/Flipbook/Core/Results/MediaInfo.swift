@@ -14,5 +14,6 @@ public struct MediaInfo: Sendable, Equatable {
     /// libav's name for the codec: "mjpeg", "png", "webp", "gif", "h264", ...
     public var codec: String?
 
+    /// Facts of a `type` input, all unknown until set.
     public init(type: MediaType) { self.type = type }
 }

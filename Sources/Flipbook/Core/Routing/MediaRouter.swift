@@ -1,7 +1,9 @@
 /// Sends each input to the first registered pipeline that accepts its sniffed type.
 public struct MediaRouter: Sendable {
+    /// The pipelines, tried in order.
     public private(set) var pipelines: [any MediaPipeline]
 
+    /// A router trying `pipelines` in order.
     public init(pipelines: [any MediaPipeline]) { self.pipelines = pipelines }
 
     /// Animated WebP and APNG (ahead of stills, which would otherwise take their first frame), stills, GIF

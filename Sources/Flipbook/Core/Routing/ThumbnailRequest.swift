@@ -15,6 +15,7 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// Keep the source's ICC profile (embedded in the output) instead of converting to sRGB. Default false.
     public var keepProfile = false
 
+    /// A request with the documented defaults unless given.
     public init(maxPixelSize: Int = 256, fit: Fit = .inside, upscale: Bool = false, quality: Int = 80,
                 format: OutputFormat = .jpeg, frameIndex: Int = 0, keepProfile: Bool = false) {
         self.maxPixelSize = maxPixelSize

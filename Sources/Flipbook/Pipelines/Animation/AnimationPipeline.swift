@@ -1,15 +1,15 @@
 /// Animated WebP and APNG (GIF keeps `GIFPipeline`): probe from headers (frames, duration, loops,
 /// alpha), thumbnails from one composited frame, through the same `FrameSource` shape as GIF.
-public struct AnimationPipeline: MediaPipeline {
+struct AnimationPipeline: MediaPipeline {
     /// Canvas, frame and duration limits; the canvas limit is also held to the input's pixel limit.
-    public var limits: AnimationLimits
+    var limits: AnimationLimits
 
-    public init(limits: AnimationLimits = AnimationLimits()) { self.limits = limits }
-    public var name: String { "animation" }
-    public func accepts(_ type: MediaType) -> Bool { type == .animatedWebP || type == .apng }
+    init(limits: AnimationLimits = AnimationLimits()) { self.limits = limits }
+    var name: String { "animation" }
+    func accepts(_ type: MediaType) -> Bool { type == .animatedWebP || type == .apng }
 
     /// Header facts only: WebP through libwebp's demuxer, APNG through a chunk-header scan.
-    public func probe(_ input: MediaInput) throws -> MediaInfo {
+    func probe(_ input: MediaInput) throws -> MediaInfo {
         let animation = try open(input).info
         var info = MediaInfo(type: input.type)
         info.width = animation.width
@@ -25,7 +25,7 @@ public struct AnimationPipeline: MediaPipeline {
 
     /// Frame `request.frameIndex` (the last one if the animation is shorter), composited and downsampled.
     /// Decodes the frames up to it, one canvas at a time.
-    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+    func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
         let source = try open(input)
         var chosen: Image?
         try source.forEachFrame { frame, canvas in

@@ -1,12 +1,12 @@
 /// GIFs: probe by scanning blocks (no pixel decoding); thumbnails from one composited frame.
-public struct GIFPipeline: MediaPipeline {
-    public var options: GIFDecodeOptions
+struct GIFPipeline: MediaPipeline {
+    var options: GIFDecodeOptions
 
-    public init(options: GIFDecodeOptions = GIFDecodeOptions()) { self.options = options }
-    public var name: String { "gif" }
-    public func accepts(_ type: MediaType) -> Bool { type == .gif }
+    init(options: GIFDecodeOptions = GIFDecodeOptions()) { self.options = options }
+    var name: String { "gif" }
+    func accepts(_ type: MediaType) -> Bool { type == .gif }
 
-    public func probe(_ input: MediaInput) throws -> MediaInfo {
+    func probe(_ input: MediaInput) throws -> MediaInfo {
         let gif = try GIFDecoder.info(source: input.source, options: effectiveOptions(input))
         var info = MediaInfo(type: .gif)
         info.width = gif.width
@@ -21,7 +21,7 @@ public struct GIFPipeline: MediaPipeline {
     }
 
     /// Frame `request.frameIndex` (the last one if the GIF is shorter), composited and downsampled.
-    public func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+    func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
         let decoder = try GIFDecoder(source: input.source, options: effectiveOptions(input))
         var chosen: GIFFrame?
         while let frame = try decoder.nextFrame() {

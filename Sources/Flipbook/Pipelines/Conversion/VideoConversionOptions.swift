@@ -22,5 +22,6 @@ public struct VideoConversionOptions: Sendable {
     /// Decoder limits (canvas, frames, total pixels, cancellation).
     public var decode = GIFDecodeOptions()
 
+    /// Every option at its documented default.
     public init() {}
 }

@@ -2,15 +2,19 @@
 public struct VideoConversionResult: Sendable {
     /// The encoded video file.
     public var data: [UInt8]
+    /// Size of the input file.
     public var inputBytes: Int
+    /// Size of `data`.
     public var outputBytes: Int { data.count }
     /// Total duration: the sum of the GIF's displayed frame durations.
     public var durationMs: Int
+    /// Frames the GIF (or animation) holds.
     public var gifFrames: Int
     /// Frames actually encoded: consecutive identical frames are merged into one longer frame.
     public var encodedFrames: Int
     /// The GIF's loop count (0: forever; nil: no loop extension, plays once). Also in the MP4 as `loop_count`.
     public var loopCount: Int?
+    /// Whether the input had transparent pixels (flattened onto `VideoConversionOptions.background`).
     public var hadTransparency: Bool
     /// The picture's true size; the encoded size is padded to even numbers with the background colour.
     public var width: Int

@@ -18,6 +18,7 @@ public struct PreviewOptions: Sendable {
     /// Animated GIF settings (256 colours, Floyd-Steinberg by default).
     public var gif = GIFPreviewOptions()
 
+    /// Every option at its documented default.
     public init() {}
 }
 

@@ -18,6 +18,7 @@ public struct StoryboardOptions: Sendable {
     /// Polled between tiles; returning true stops with `.cancelled`. Default nil.
     public var isCancelled: (@Sendable () -> Bool)?
 
+    /// Every option at its documented default.
     public init() {}
 }
 
