@@ -15,12 +15,9 @@ enum PosterExtractor {
         if !options.exact, plan.scale <= 0.25 { reader.codec.pointer.pointee.skip_loop_filter = AVDISCARD_ALL }
         let pastEnd = reader.durationSeconds > 0 && target >= reader.durationSeconds
         if pastEnd { target = max(0, reader.durationSeconds - 2) }  // decode the tail and keep the last frame
-        let last = try Frame(), fallback = try Frame()
-        var haveLast = false, haveFallback = false, scanned = 0, firstSeconds: Double?
-        var chosen: Image?
-        var candidates: [(signature: FrameSignature, image: Image)] = []
-        let clock = ContinuousClock(), started = clock.now
-        let budget = Duration.milliseconds(Int64(options.timeBudget * 1000))
+        let last = try Frame()
+        var haveLast = false
+        let selector = try PosterSelector(options: options, target: target, renderer: reader.renderer)
         try reader.decode(from: target) { frame in
             if pastEnd {
                 av.av_frame_unref(last.pointer)
@@ -28,50 +25,11 @@ enum PosterExtractor {
                 haveLast = true
                 return false
             }
-            let overBudget = clock.now - started > budget
-            let t = reader.seconds(frame)
-            if options.exact, let t, t + 1e-6 < target {
-                if overBudget { throw FlipbookError(.limitExceeded, "the \(options.timeBudget) s time budget ran out before \(target) s") }
-                return false
-            }
-            scanned += 1
-            if firstSeconds == nil { firstSeconds = t }
-            let overLimit = overBudget || scanned > options.maxFramesScanned
-                || (t ?? 0) - (firstSeconds ?? 0) > options.maxSecondsScanned
-            if overLimit, haveFallback || !candidates.isEmpty { return true }  // settle for the best so far
-            guard options.skipUniformFrames || options.representative else {
-                chosen = try reader.renderer.render(frame)
-                return true
-            }
-            // Judge the decoded planes; scale only frames that are kept (or formats without planes).
-            let (signature, image) = try FrameSignature.of(frame) { try reader.renderer.render(frame) }
-            if signature.isUniform() {
-                if !haveFallback { haveFallback = av.av_frame_ref(fallback.pointer, frame) >= 0 }
-                return false
-            }
-            let picture = try image ?? reader.renderer.render(frame)
-            guard options.representative else {
-                chosen = picture
-                return true
-            }
-            candidates.append((signature, picture))
-            return candidates.count >= options.windowFrames
+            return try selector.offer(frame, seconds: reader.seconds(frame))
         }
-        if let chosen { return chosen }
-        if !candidates.isEmpty { return Self.mostRepresentative(candidates.map { ($0.signature, $0.image) }) }
+        if let poster = try selector.poster() { return poster }
         if pastEnd, haveLast { return try reader.renderer.render(last.pointer) }
-        if haveFallback { return try reader.renderer.render(fallback.pointer) }
         throw FlipbookError(.corrupt, "no video frame could be decoded")
-    }
-
-    /// The candidate whose histogram is closest to the mean of all candidates' histograms.
-    static func mostRepresentative(_ candidates: [(FrameSignature, Image)]) -> Image {
-        let count = Double(candidates.count)
-        var mean = [Double](repeating: 0, count: candidates[0].0.histogram.count)
-        for (signature, _) in candidates {
-            for (i, v) in signature.histogram.enumerated() where i < mean.count { mean[i] += v / count }
-        }
-        return candidates.min { $0.0.distance(to: mean) < $1.0.distance(to: mean) }!.1
     }
 
     /// The default video stream, never an attached picture (cover art).

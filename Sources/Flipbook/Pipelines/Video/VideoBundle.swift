@@ -29,13 +29,14 @@ public struct VideoBundle: Sendable {
         }
         var result = VideoBundle()
 
-        // The poster: the first good frame at or after its position (the pass decodes every frame it passes,
-        // so this is --exact's frame, or a later one if that is blank).
+        // The poster: chosen by PosterSelector, as PosterExtractor chooses it, from the frames at or after its
+        // position (the pass decodes every frame it passes, so this is --exact's frame, or a later one if that
+        // is blank). The selector, and its time budget, start at the first such frame.
         let posterRenderer = try request.poster.map { try renderer($0.request) }
         var posterAt: Double? = request.poster.map { min($0.options.position.seconds(duration: duration), max(0, duration - 0.001)) }
-        var posterScanned = 0
-        let posterFallback = try Frame(), lastFrame = try Frame()
-        var haveFallback = false, haveLast = false
+        var posterSelector: PosterSelector?
+        let lastFrame = try Frame()
+        var haveLast = false
 
         // The storyboard: the frame on screen at each tile's time (the last one at or before it), as
         // Storyboard.make picks it; each frame scaled once however many tiles show it.
@@ -93,13 +94,11 @@ public struct VideoBundle: Sendable {
             lastIsPrevious = haveLast
 
             if let at = posterAt, let poster = request.poster, let posterRenderer, t + 1e-6 >= at {
-                posterScanned += 1
-                let uniform = try poster.options.skipUniformFrames && FrameSignature.of(frame) { try posterRenderer.render(frame) }.0.isUniform()
-                if !uniform || posterScanned > poster.options.maxFramesScanned {
-                    result.poster = try posterRenderer.render(!uniform || !haveFallback ? frame : posterFallback.pointer)
+                let selector = try posterSelector ?? PosterSelector(options: poster.options, target: at, renderer: posterRenderer)
+                posterSelector = selector
+                if try selector.offer(frame, seconds: t) {
+                    result.poster = try selector.poster()
                     posterAt = nil
-                } else if !haveFallback {
-                    haveFallback = av.av_frame_ref(posterFallback.pointer, frame) >= 0
                 }
             }
             if timeline != nil, let previewRenderer, let ms = timeline!.offer(t) {
@@ -109,8 +108,8 @@ public struct VideoBundle: Sendable {
 
         // The stream ended before every want: the last frame stands in, as the standalone makers do.
         if posterAt != nil, let posterRenderer {
-            if haveFallback { result.poster = try posterRenderer.render(posterFallback.pointer) }
-            else if haveLast { result.poster = try posterRenderer.render(lastFrame.pointer) }
+            result.poster = try posterSelector?.poster()
+            if result.poster == nil, haveLast { result.poster = try posterRenderer.render(lastFrame.pointer) }
         }
         if let plan, let options = request.storyboard {
             if tiles.count < plan.starts.count, haveLast, let tileRenderer {
