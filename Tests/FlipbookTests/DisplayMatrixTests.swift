@@ -14,7 +14,8 @@ import Testing
         return r.isNaN ? nil : r
     }
 
-    /// A rotation by `degrees` counter-clockwise, scaled, in libav's 16.16 layout (as av_display_rotation_set).
+    /// A clockwise rotation by `degrees`, scaled, in libav's 16.16 layout: what av_display_rotation_set
+    /// writes (its `av_display_rotation_get` is then -`degrees`, counter-clockwise).
     static func rotation(_ degrees: Double, scale: Double = 1) -> [Int32] {
         let r = -degrees * Double.pi / 180, c = cos(r) * scale, s = sin(r) * scale
         func fp(_ v: Double) -> Int32 { Int32((v * 65536).rounded()) }
@@ -44,10 +45,10 @@ import Testing
     @Test func quarterTurnsAndMirrors() {
         #expect(Orientation(displayMatrix: []) == .up)
         #expect(Orientation(displayMatrix: Self.rotation(0)) == .up)
-        // A display rotation of -90 degrees (90 clockwise) is EXIF 6, "rotate 90 CW" to show upright.
-        #expect(Orientation(displayMatrix: Self.rotation(-90)) == .right)
+        // A matrix that turns the stored frame 90 degrees clockwise for display is EXIF 6, "rotate 90 CW".
+        #expect(Orientation(displayMatrix: Self.rotation(90)) == .right)
         #expect(Orientation(displayMatrix: Self.rotation(180)) == .down)
-        #expect(Orientation(displayMatrix: Self.rotation(90)) == .left)
+        #expect(Orientation(displayMatrix: Self.rotation(-90)) == .left)
         var mirror = Self.rotation(0)
         for i in [0, 3, 6] { mirror[i] = 0 &- mirror[i] }
         #expect(Orientation(displayMatrix: mirror) == .upMirrored)
