@@ -36,7 +36,7 @@ for j in "${jobs[@]}"; do
   wb=$(echo "${wall[$name.before]}" | median); wa=$(echo "${wall[$name.after]}" | median)
   cb=$(echo "${cpu[$name.before]}" | median); ca=$(echo "${cpu[$name.after]}" | median)
   rb=$(echo "${rss[$name.before]}" | median); ra=$(echo "${rss[$name.after]}" | median)
-  printf "%-8s %11ss %11ss %6.2fx %11ss %11ss %6.2fx %14.1f %14.1f %6.2fx\n" "$name" "$wb" "$wa" "$(echo "$wa / $wb" | bc -l)" \
+  printf "%-8s %11.2fs %11.2fs %6.2fx %11.2fs %11.2fs %6.2fx %14.1f %14.1f %6.2fx\n" "$name" "$wb" "$wa" "$(echo "$wa / $wb" | bc -l)" \
     "$cb" "$ca" "$(echo "$ca / $cb" | bc -l)" \
     "$(echo "$rb / 1024" | bc -l)" "$(echo "$ra / 1024" | bc -l)" "$(echo "$ra / $rb" | bc -l)"
 done
