@@ -14,12 +14,18 @@
   make_still_inputs.py embed SRC.jpg PROFILE.icc OUT.jpg
       SRC's bytes with PROFILE inserted after SOI as APP2 "ICC_PROFILE" segments (several when it is over
       65,519 bytes), pixels untouched: how a YCCK JPEG gets its CMYK profile when no tool here writes YCCK.
+  make_still_inputs.py hdr SRC.png {pq|hlg} OUT.png
+      SRC (sRGB) as a 16-bit BT.2020 PQ or HLG PNG for avifenc --cicp 9/16/9 or 9/18/9: SRC's white at the
+      HDR reference white, 203 cd/m^2 (ITU-R BT.2408), the right third three times brighter (609 cd/m^2) so
+      highlights reach the roll-off; HLG through the inverse BT.2100 OOTF of a 1,000 cd/m^2 display.
+      Written from the standards' formulas; the 16-bit PNG by hand (Pillow has no 16-bit RGB mode).
   make_still_inputs.py webp SRC.png OUT.webp / png SRC.png OUT.png
       Re-encodes (WebP lossy q80, method 0; PNG zlib level 6).
 """
 import io
 import struct
 import sys
+import zlib
 
 import numpy as np
 from PIL import Image, ImageCms
@@ -103,6 +109,35 @@ def photo(width, height, alpha=False):
     return Image.fromarray(out, "RGBA" if alpha else "RGB")
 
 
+def hdr_png(src, transfer, out):
+    srgb = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    bt709_to_2020 = np.array([[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]])
+    nits = 203 * (linear @ bt709_to_2020.T)
+    nits[:, nits.shape[1] * 2 // 3:] *= 3
+    if transfer == "pq":
+        m1, m2, c1, c2, c3 = 2610 / 16384, 2523 / 4096 * 128, 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+        y = np.clip(nits / 10000, 0, 1) ** m1
+        signal = ((c1 + c2 * y) / (1 + c3 * y)) ** m2
+    else:
+        display = np.clip(nits / 1000, 0, 1)
+        yd = display @ np.array([0.2627, 0.6780, 0.0593])
+        ys = np.maximum(yd, 1e-12) ** (1 / 1.2)
+        scene = display / np.maximum(ys, 1e-12)[..., None] ** 0.2
+        a, b, c = 0.17883277, 0.28466892, 0.55991073
+        signal = np.where(scene <= 1 / 12, np.sqrt(3 * scene), a * np.log(np.maximum(12 * scene - b, 1e-12)) + c)
+    samples = (np.clip(signal, 0, 1) * 65535 + 0.5).astype(">u2")
+    h, w = samples.shape[:2]
+    rows = b"".join(b"\0" + samples[y].tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    with open(out, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "icc":
@@ -128,6 +163,8 @@ def main():
         segments = b"".join(b"\xff\xe2" + struct.pack(">H", 2 + 14 + len(c)) + b"ICC_PROFILE\0" + bytes([n + 1, len(chunks)]) + c
                             for n, c in enumerate(chunks))
         open(sys.argv[4], "wb").write(jpeg[:2] + segments + jpeg[2:])
+    elif cmd == "hdr":
+        hdr_png(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "webp":
         Image.open(sys.argv[2]).save(sys.argv[3], quality=80, method=0)
     elif cmd == "png":
