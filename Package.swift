@@ -47,13 +47,16 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libheif: HEIC (libde265) and AVIF (libaom/dav1d) stills.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // A libheif decoder plugin over dav1d with one frame in flight: libheif 1.15's own keeps dav1d's
+        // frame pipelining, which doubles a still AVIF's peak memory (bench/heif_decode.py).
+        .target(name: "CHeifDav1d", linkerSettings: [.linkedLibrary("dav1d"), .linkedLibrary("heif"), .linkedLibrary("pthread")]),
         // libpng 1.6, row by row, so a large PNG's memory follows the thumbnail.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         // The default CMYK profile (the one libvips uses), compiled in with #embed.
         .target(name: "CFlipbookProfiles", exclude: ["cmyk.icm"]),
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CPNG", "CFlipbookProfiles"]
+            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CHeifDav1d", "CPNG", "CFlipbookProfiles"]
         ),
         // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
         // another server (Vapor, say) can use it the same way.

@@ -4,8 +4,12 @@
  *   heif_decode list                          AV1/HEVC decoders libheif has, highest priority first
  *   heif_decode FILE {rgb|ycbcr} [DECODER]     decodes the primary image once as interleaved 8-bit RGB
  *                                             or as its native YCbCr planes, with DECODER (an id from
- *                                             `list`, e.g. dav1d or aom) or libheif's default
+ *                                             `list`, e.g. dav1d or aom) or libheif's default;
+ *                                             flipbook-dav1d is Flipbook's plugin (Sources/CHeifDav1d,
+ *                                             compiled in), registered first
  */
+#include "flipbook_heif_dav1d.h"
+
 #include <libheif/heif.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     int ycbcr = strcmp(argv[2], "ycbcr") == 0;
+    if (argc > 3 && strcmp(argv[3], "flipbook-dav1d") == 0 && flipbook_heif_register_dav1d() != 0) {
+        fprintf(stderr, "could not register flipbook-dav1d\n");
+        return 1;
+    }
     struct heif_context* ctx = heif_context_alloc();
     struct heif_error e = heif_context_read_from_file(ctx, argv[1], NULL);
     if (e.code) return fail(e, "read");

@@ -1,4 +1,5 @@
 import CHeif
+import CHeifDav1d
 
 /// AVIF and HEIC stills through libheif (HEVC via libde265, AV1 via libaom/dav1d): the primary item,
 /// grids assembled by libheif, `irot`/`imir`/`clap` applied by libheif (so EXIF orientation is ignored:
@@ -11,6 +12,9 @@ enum HEIFDecoder {
     final class Context {
         let raw: OpaquePointer
         init() throws {
+            // AV1 through our dav1d plugin (one frame in flight) rather than libheif's; if registration
+            // failed, libheif's own plugin still decodes.
+            _ = HEIFDecoder.registeredDav1d
             guard let c = heif_context_alloc() else { throw FlipbookError(.codec, "libheif could not be initialised") }
             raw = c
         }
@@ -36,6 +40,9 @@ enum HEIFDecoder {
         init(_ raw: OpaquePointer) { self.raw = raw }
         deinit { heif_image_release(raw) }
     }
+
+    /// `flipbook_heif_register_dav1d()`'s result, evaluated once (Swift runs a static initialiser once).
+    static let registeredDav1d = flipbook_heif_register_dav1d() == 0
 
     /// A libheif status to `throws`.
     static func check(_ error: heif_error, _ what: String) throws {
