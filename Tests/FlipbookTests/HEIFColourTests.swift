@@ -29,6 +29,27 @@ import Testing
         #expect(ssim >= 0.97, "grid: SSIM \(ssim)")
     }
 
+    /// A HEIC whose primary item is a 3x2 grid of x265 tiles, as Apple's cameras write (assembled by
+    /// scripts/make_still_inputs.py from heif-enc tiles: nothing installed writes HEIF grids): whole canvas in
+    /// the probe, the whole picture in the thumbnail, SSIM >= 0.97 against vipsthumbnail and against the
+    /// source picture through Pillow (which never sees the HEIF).
+    @Test(.enabled(if: tools, skip))
+    func heicGridMatchesVipsthumbnailAndSource() throws {
+        let dir = try TemporaryDirectory()
+        let src = try HEIFTests.source(dir, width: 1152, height: 768)
+        try StillOracle.make(["heic-grid", src, "3", "2", dir.path("grid.heic")])
+        let input = try MediaInput(path: dir.path("grid.heic"))
+        let info = try input.probe()
+        #expect(info.type == .heic && info.width == 1152 && info.height == 768)
+        let ours = try input.thumbnailImage(ThumbnailRequest(maxPixelSize: 300))
+        #expect(ours.width == 300 && ours.height == 200)
+        let size = Size(width: ours.width, height: ours.height)
+        let vips = try Compare.ssim(ours, try StillOracle.vips(dir.path("grid.heic"), size: size))
+        let source = try Compare.ssim(ours, try #require(try Pillow.decode(src, size: size)))
+        print("HEIC 3x2 grid: SSIM \(vips) vs vipsthumbnail, \(source) vs the source")
+        #expect(vips >= 0.97 && source >= 0.97, "HEIC grid: SSIM \(vips) vs vips, \(source) vs source")
+    }
+
     /// Chroma layouts, bit depths, ranges and matrices avifenc writes: 4:2:0 (BT.601 full range, avifenc's
     /// default), 4:4:4 10-bit, 4:2:2 12-bit limited range, BT.709 limited range, identity matrix (GBR),
     /// monochrome. SSIM >= 0.97 and a mean difference under 2 levels against vipsthumbnail: a wrong matrix,
