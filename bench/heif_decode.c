@@ -5,10 +5,10 @@
  *   heif_decode FILE {rgb|ycbcr} [DECODER]     decodes the primary image once as interleaved 8-bit RGB
  *                                             or as its native YCbCr planes, with DECODER (an id from
  *                                             `list`, e.g. dav1d or aom) or libheif's default;
- *                                             flipbook-dav1d is Flipbook's plugin (Sources/CHeifDav1d,
+ *                                             flipbook-dav1d is Flipbook's plugin (Sources/CHeifLoader,
  *                                             compiled in), registered first
  */
-#include "flipbook_heif_dav1d.h"
+#include "flipbook_heif.h"
 
 #include <libheif/heif.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@ alternating runs, medians of wall time and peak RSS (GNU time), one process per 
 
   libheif: bench/heif_decode.c (built here into .build/bench/heif_decode), the primary image decoded once
            into its native YCbCr planes (what Flipbook asks for) or into interleaved 8-bit RGB, with
-           Flipbook's dav1d plugin (Sources/CHeifDav1d: one frame in flight), libheif's own dav1d plugin
+           Flipbook's dav1d plugin (Sources/CHeifLoader: one frame in flight), libheif's own dav1d plugin
            (dav1d's defaults) or libaom.
   libavif: `avifdec --info` (libavif 0.11, decodes every frame and prints the header, writes nothing),
            with the same decoders, -j 2 so both use the machine's two cores as libheif's dav1d does.
@@ -22,7 +22,7 @@ RUNS = int(os.environ.get("BENCH_HEIF_RUNS", "7"))
 
 def build():
     src = os.path.join(ROOT, "bench", "heif_decode.c")
-    plugin = os.path.join(ROOT, "Sources", "CHeifDav1d", "dav1d_plugin.c")
+    plugin = os.path.join(ROOT, "Sources", "CHeifLoader", "dav1d_plugin.c")
     out = os.path.join(ROOT, ".build", "bench", "heif_decode")
     if not os.path.exists(out) or os.path.getmtime(out) < max(os.path.getmtime(src), os.path.getmtime(plugin)):
         os.makedirs(os.path.dirname(out), exist_ok=True)

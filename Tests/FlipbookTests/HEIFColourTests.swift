@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import Flipbook
 
-/// AVIF colour and layout against references independent of our decoder: vipsthumbnail (libvips over
-/// libheif, converting YCbCr itself) for grids and for each chroma layout, bit depth, range and matrix
-/// (our YCbCr-to-RGB conversion runs after the box shrink, so each must come out as libheif's would); and a
-/// numpy implementation of the PQ/HLG standards plus the BT.2408 mapping (Tests/oracle/hdr_reference.py)
-/// for HDR stills.
+/// AVIF/HEIC colour and layout against references independent of our code: vipsthumbnail (libvips over
+/// libheif; its plain output, see `StillOracle.vips`) for grids and for each chroma layout, bit depth, range
+/// and matrix (we shrink libheif's planar RGB or monochrome planes ourselves, and read monochrome range
+/// ourselves); Pillow on the source picture; and a numpy implementation of the PQ/HLG standards plus the
+/// BT.2408 mapping (Tests/oracle/hdr_reference.py) for HDR stills.
 @Suite struct HEIFColourTests {
     static let tools = HEIFTests.tools && Run.which("vipsthumbnail") != nil
     static let skip: Comment = "needs avifenc, avifdec (libavif-bin), heif-enc and vipsthumbnail (libvips-tools)"

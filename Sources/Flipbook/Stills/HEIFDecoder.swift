@@ -1,17 +1,20 @@
 import CHeif
-import CHeifDav1d
+import CHeifLoader
 
 /// AVIF and HEIC stills through libheif (HEVC via libde265, AV1 via libaom/dav1d): the primary item,
 /// grids assembled by libheif, `irot`/`imir`/`clap` applied by libheif (so EXIF orientation is ignored:
 /// no double rotation), alpha, the ICC or nclx colour box, and the embedded thumbnail item when it covers
 /// the output. HEIF cannot be decoded scaled, so the pixel limit applies to the whole primary image.
-/// Cost: libheif's decoded planes at full size (and the AV1/HEVC decoder's own frame while it runs); the
-/// RGB(A) conversion happens after the box shrink (`HEIFPlanes`) except for layouts that file leaves to libheif.
+/// Cost: libheif's planar RGB at full size (plus, while libheif converts, the decoder's YCbCr); our side
+/// box-shrinks those planes in place (`HEIFPlanes`) rather than asking for another, interleaved, copy.
 enum HEIFDecoder {
     /// One owner per libheif object, each released in its `deinit`.
     final class Context {
         let raw: OpaquePointer
         init() throws {
+            if let why = flipbook_heif_load() {
+                throw FlipbookError(.unsupported, "libheif is not available", underlying: String(cString: why))
+            }
             // AV1 through our dav1d plugin (one frame in flight) rather than libheif's; if registration
             // failed, libheif's own plugin still decodes.
             _ = HEIFDecoder.registeredDav1d
@@ -200,9 +203,10 @@ enum HEIFDecoder {
         }
     }
 
-    /// The image decoded in its own colourspace and shrunk by `factor` through `HEIFPlanes`, with the
-    /// matrix and range libheif itself would use (the decoded image's nclx, else the item's); nil when
-    /// `HEIFPlanes` does not handle the layout. libheif's planes are released before this returns.
+    /// The image decoded in the layout libheif produces anyway (planar RGB, or monochrome) and shrunk by
+    /// `factor` through `HEIFPlanes`; nil when `HEIFPlanes` does not handle the layout. Monochrome range
+    /// comes from the decoded image's nclx (what libheif itself would use), else the item's. libheif's
+    /// planes are released before this returns.
     static func nativePlanes(_ handle: Handle, factor: Int, premultiplied: Bool) throws -> HEIFPlanes? {
         let image = try decode(handle, colourspace: heif_colorspace_undefined, chroma: heif_chroma_undefined)
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
@@ -211,8 +215,9 @@ enum HEIFDecoder {
             _ = heif_image_handle_get_nclx_color_profile(handle.raw, &nclx)
         }
         defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        let fullRange = nclx.map { $0.pointee.full_range_flag != 0 } ?? true
         return withExtendedLifetime(image) {
-            HEIFPlanes.shrink(image.raw, factor: factor, nclx: nclx?.pointee, premultiplied: premultiplied)
+            HEIFPlanes.shrink(image.raw, factor: factor, fullRange: fullRange, premultiplied: premultiplied)
         }
     }
 

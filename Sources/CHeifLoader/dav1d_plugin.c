@@ -2,7 +2,7 @@
 // than libheif's built-in one. It keeps libheif's behaviour (libheif still parses the file, assembles
 // grids, decodes alpha items through this plugin, applies transforms and colour boxes) and changes only
 // dav1d's settings: one frame in flight, as libavif uses for still images.
-#include "flipbook_heif_dav1d.h"
+#include "flipbook_heif.h"
 
 #include <dav1d/dav1d.h>
 #include <errno.h>
