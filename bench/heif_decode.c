@@ -2,8 +2,9 @@
  * costs: `make bench-heif-decode` builds it and bench/heif_decode.py runs it under GNU time.
  *
  *   heif_decode list                          AV1/HEVC decoders libheif has, highest priority first
- *   heif_decode FILE {rgb|ycbcr} [DECODER]     decodes the primary image once as interleaved 8-bit RGB
- *                                             or as its native YCbCr planes, with DECODER (an id from
+ *   heif_decode FILE {rgb|planar} [DECODER]    decodes the primary image once as interleaved 8-bit RGB
+ *                                             or in the layout libheif picks (planar RGB: libheif 1.15
+ *                                             converts YCbCr to it internally), with DECODER (an id from
  *                                             `list`, e.g. dav1d or aom) or libheif's default;
  *                                             flipbook-dav1d is Flipbook's plugin (Sources/CHeifLoader,
  *                                             compiled in), registered first
@@ -33,10 +34,10 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: heif_decode list | heif_decode FILE {rgb|ycbcr} [DECODER]\n");
+        fprintf(stderr, "usage: heif_decode list | heif_decode FILE {rgb|planar} [DECODER]\n");
         return 2;
     }
-    int ycbcr = strcmp(argv[2], "ycbcr") == 0;
+    int planar = strcmp(argv[2], "planar") == 0;
     if (argc > 3 && strcmp(argv[3], "flipbook-dav1d") == 0 && flipbook_heif_register_dav1d() != 0) {
         fprintf(stderr, "could not register flipbook-dav1d\n");
         return 1;
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
     struct heif_decoding_options* options = heif_decoding_options_alloc();
     if (argc > 3) options->decoder_id = argv[3];
     struct heif_image* image;
-    e = heif_decode_image(handle, &image, ycbcr ? heif_colorspace_undefined : heif_colorspace_RGB,
-                          ycbcr ? heif_chroma_undefined : heif_chroma_interleaved_RGB, options);
+    e = heif_decode_image(handle, &image, planar ? heif_colorspace_undefined : heif_colorspace_RGB,
+                          planar ? heif_chroma_undefined : heif_chroma_interleaved_RGB, options);
     if (e.code) return fail(e, "decode");
     printf("%dx%d colorspace %d chroma %d\n", heif_image_get_primary_width(image), heif_image_get_primary_height(image),
            heif_image_get_colorspace(image), heif_image_get_chroma_format(image));
