@@ -11,7 +11,8 @@ DEBUG_BIN    := .build/debug/flipbook
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libgif-dev \
                 libturbojpeg0-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
                 ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk \
-                liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev
+                liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev \
+                libdav1d-dev
 # Ghostscript's ICC profiles: a second CMYK profile (SWOP) for the colour tests.
 APT_PACKAGES += libgs-common
 
@@ -21,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench bench-stills samples clean serve bench-serve
+.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve
 
 all: build
 
@@ -88,6 +89,11 @@ bench: release venv
 bench-stills: release
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/still_colour.py
+
+# libheif (what Flipbook links) against libavif (avifdec) decoding the bench AVIF alone: time and peak RSS.
+bench-heif-decode:
+	scripts/make-still-bench.sh bench/work/stills >/dev/null
+	/usr/bin/python3 bench/heif_decode.py
 
 # `flipbook serve` on samples/ (loopback, port 8080; Ctrl-C stops it gracefully).
 serve: build

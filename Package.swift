@@ -46,14 +46,20 @@ let package = Package(
         // animation decoder (animated WebP), in one module.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libheif: HEIC (libde265) and AVIF (libaom/dav1d) stills.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // Headers only: CHeifLoader loads the library with dlopen on first use.
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
+        // libheif loaded on first use (most processes never decode HEIF, and libheif brings x265, libde265,
+        // libaom and dav1d: ~5 MB and tens of ms at every start), and a libheif decoder plugin over dav1d
+        // with one frame in flight: libheif 1.15's own keeps dav1d's frame pipelining, which doubles a still
+        // AVIF's peak memory (bench/heif_decode.py).
+        .target(name: "CHeifLoader", linkerSettings: [.linkedLibrary("dav1d"), .linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // libpng 1.6, row by row, so a large PNG's memory follows the thumbnail.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         // The default CMYK profile (the one libvips uses), compiled in with #embed.
         .target(name: "CFlipbookProfiles", exclude: ["cmyk.icm"]),
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CPNG", "CFlipbookProfiles"]
+            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CHeifLoader", "CPNG", "CFlipbookProfiles"]
         ),
         // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
         // another server (Vapor, say) can use it the same way.

@@ -11,6 +11,9 @@
 #                         profile inserted (3 APP2 chunks), pixels untouched; only if the corpus is present
 #   large.avif            the 12 MP picture through avifenc (libavif, aom), speed 8
 #   grid.avif             2048x1536 as a 2x2 grid (avifenc --grid)
+#   hdr-pq.avif, hdr-hlg.avif
+#                         the 2 MP picture as 16-bit BT.2020 PQ / HLG (make_still_inputs.py hdr: SDR white at
+#                         203 cd/m2, highlights to 609) through avifenc -d 10 --cicp 9/16/9 / 9/18/9
 #   large.heic            the 12 MP picture through heif-enc (x265), with a 320 px thumbnail item as phones write
 #   huge-144mp.webp       16000x9000 lossy WebP (Pillow, libwebp)
 #   photo-24mp.png        6000x4000 PNG; photo-24mp-adam7.png the same, Adam7-interlaced (ffmpeg -flags +ildct)
@@ -42,6 +45,13 @@ if ! have grid.avif; then
   ffmpeg -v error -y -i "$out/photo-12mp.png" -vf scale=2048:1536 "$out/grid-src.png"
   avifenc -s 8 -j 2 --min 18 --max 28 --grid 2x2 "$out/grid-src.png" "$out/grid.avif" >/dev/null
 fi
+for t in pq:16 hlg:18; do
+  if ! have "hdr-${t%:*}.avif"; then
+    $make_inputs hdr "$out/photo-2mp.png" "${t%:*}" "$out/hdr-src.png"
+    avifenc -s 8 -j 2 -d 10 --min 10 --max 20 --cicp "9/${t#*:}/9" "$out/hdr-src.png" "$out/hdr-${t%:*}.avif" >/dev/null
+    rm -f "$out/hdr-src.png"
+  fi
+done
 have large.heic || heif-enc -q 70 -t 320 "$out/photo-12mp.png" -o "$out/large.heic" >/dev/null
 if ! have huge-144mp.webp; then
   $make_inputs photo "$out/huge-src.png" 16000 9000

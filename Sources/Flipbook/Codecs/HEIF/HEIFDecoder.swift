@@ -1,15 +1,23 @@
 import CHeif
+import CHeifLoader
 
 /// AVIF and HEIC stills through libheif (HEVC via libde265, AV1 via libaom/dav1d): the primary item,
 /// grids assembled by libheif, `irot`/`imir`/`clap` applied by libheif (so EXIF orientation is ignored:
 /// no double rotation), alpha, the ICC or nclx colour box, and the embedded thumbnail item when it covers
 /// the output. HEIF cannot be decoded scaled, so the pixel limit applies to the whole primary image.
-/// Cost: the decoded image at full size (RGB or RGBA, or 16-bit RGB for PQ/HLG), plus libheif's own planes.
+/// Cost: libheif's planar RGB at full size (plus, while libheif converts, the decoder's YCbCr); our side
+/// box-shrinks those planes in place (`HEIFPlanes`) rather than asking for another, interleaved, copy.
 enum HEIFDecoder {
     /// One owner per libheif object, each released in its `deinit`.
     final class Context {
         let raw: OpaquePointer
         init() throws {
+            if let why = flipbook_heif_load() {
+                throw FlipbookError(.unsupported, "libheif is not available", underlying: String(cString: why))
+            }
+            // AV1 through our dav1d plugin (one frame in flight) rather than libheif's; if registration
+            // failed, libheif's own plugin still decodes.
+            _ = HEIFDecoder.registeredDav1d
             guard let c = heif_context_alloc() else { throw FlipbookError(.codec, "libheif could not be initialised") }
             raw = c
         }
@@ -35,6 +43,9 @@ enum HEIFDecoder {
         init(_ raw: OpaquePointer) { self.raw = raw }
         deinit { heif_image_release(raw) }
     }
+
+    /// `flipbook_heif_register_dav1d()`'s result, evaluated once (Swift runs a static initialiser once).
+    static let registeredDav1d = flipbook_heif_register_dav1d() == 0
 
     /// A libheif status to `throws`.
     static func check(_ error: heif_error, _ what: String) throws {
@@ -167,12 +178,14 @@ enum HEIFDecoder {
         return result
     }
 
-    /// 8-bit interleaved RGB(A), libheif converting YCbCr and higher bit depths; box-shrunk by `factor`.
+    /// 8-bit RGB(A) box-shrunk by `factor`: from libheif's native planes when `HEIFPlanes` handles their
+    /// layout (no full-size RGB buffer), else libheif converting to interleaved RGB(A) first.
     static func decode8(_ handle: Handle, factor: Int = 1) throws -> Image {
+        let premultiplied = handle.hasAlpha && heif_image_handle_is_premultiplied_alpha(handle.raw) != 0
+        if let planes = try nativePlanes(handle, factor: factor, premultiplied: premultiplied) { return planes.image8() }
         let alpha = handle.hasAlpha
-        let image = try decode(handle, chroma: alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        let image = try decode(handle, colourspace: heif_colorspace_RGB, chroma: alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
         let channels = alpha ? 4 : 3
-        let premultiplied = alpha && heif_image_handle_is_premultiplied_alpha(handle.raw) != 0
         return try copyPlane(image, channels: channels, bytesPerSample: 1) { w, h, src, stride in
             if factor > 1 {
                 var shrunk = BoxShrink.plane(src, stride: stride, width: w, height: h, channels: channels, factor: factor)
@@ -190,12 +203,46 @@ enum HEIFDecoder {
         }
     }
 
-    /// PQ/HLG: 16-bit RGB, box-shrunk to at least twice the output, then tone-mapped to sRGB as video is.
+    /// The image decoded in the layout libheif produces anyway (planar RGB, or monochrome) and shrunk by
+    /// `factor` through `HEIFPlanes`; nil when `HEIFPlanes` does not handle the layout. Monochrome range
+    /// comes from the decoded image's nclx (what libheif itself would use), else the item's. libheif's
+    /// planes are released before this returns.
+    static func nativePlanes(_ handle: Handle, factor: Int, premultiplied: Bool) throws -> HEIFPlanes? {
+        let image = try decode(handle, colourspace: heif_colorspace_undefined, chroma: heif_chroma_undefined)
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        if heif_image_get_nclx_color_profile(image.raw, &nclx).code != heif_error_Ok || nclx == nil {
+            nclx = nil
+            _ = heif_image_handle_get_nclx_color_profile(handle.raw, &nclx)
+        }
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        let fullRange = nclx.map { $0.pointee.full_range_flag != 0 } ?? true
+        return withExtendedLifetime(image) {
+            HEIFPlanes.shrink(image.raw, factor: factor, fullRange: fullRange, premultiplied: premultiplied)
+        }
+    }
+
+    /// PQ/HLG: box-shrunk to at least twice the output (from the native planes, else from libheif's 16-bit
+    /// RGB), then tone-mapped to sRGB as video is.
     static func decodeHDR(_ handle: Handle, transfer: ToneMapper.Transfer, plan: ThumbnailPlan, full: Size) throws -> Image {
-        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle.raw))
-        let image = try decode(handle, chroma: heif_chroma_interleaved_RRGGBB_LE)
         let mapper = ToneMapper(transfer: transfer)
         let k = PNGStreamDecoder.factor(scale: plan.scale * Double(full.width) / Double(max(1, handle.width)))
+        let shrunk: (width: Int, height: Int, rgb: [UInt16])
+        if let planes = try nativePlanes(handle, factor: k, premultiplied: false) {
+            shrunk = (planes.width, planes.height, planes.rgb16())
+        } else {
+            shrunk = try interleavedHDR(handle, factor: k)
+        }
+        var out = [UInt8](repeating: 0, count: shrunk.width * shrunk.height * 3)
+        shrunk.rgb.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { mapper.map(s.baseAddress!, to: $0.baseAddress!, count: shrunk.width * shrunk.height) }
+        }
+        return Image(width: shrunk.width, height: shrunk.height, channels: 3, pixels: out)
+    }
+
+    /// libheif's 16-bit interleaved RGB, box-shrunk by `k` and scaled to the full 16-bit range.
+    static func interleavedHDR(_ handle: Handle, factor k: Int) throws -> (width: Int, height: Int, rgb: [UInt16]) {
+        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle.raw))
+        let image = try decode(handle, colourspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RRGGBB_LE)
         return try copyPlane(image, channels: 3, bytesPerSample: 2) { w, h, src, stride in
             let outW = (w + k - 1) / k, outH = (h + k - 1) / k
             let maxValue = Double((1 << bits) - 1)
@@ -216,23 +263,21 @@ enum HEIFDecoder {
                     shrunk[o + 2] = UInt16(min(65535, sum.2 / n / maxValue * 65535))
                 }
             }
-            var out = [UInt8](repeating: 0, count: outW * outH * 3)
-            shrunk.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { mapper.map(s.baseAddress!, to: $0.baseAddress!, count: outW * outH) } }
-            return Image(width: outW, height: outH, channels: 3, pixels: out)
+            return (outW, outH, shrunk)
         }
     }
 
-    private static func decode(_ handle: Handle, chroma: heif_chroma) throws -> DecodedImage {
+    private static func decode(_ handle: Handle, colourspace: heif_colorspace, chroma: heif_chroma) throws -> DecodedImage {
         let options = heif_decoding_options_alloc()
         defer { heif_decoding_options_free(options) }
         var raw: OpaquePointer?
-        try check(heif_decode_image(handle.raw, &raw, heif_colorspace_RGB, chroma, options), "heif_decode_image")
+        try check(heif_decode_image(handle.raw, &raw, colourspace, chroma, options), "heif_decode_image")
         guard let raw else { throw FlipbookError(.codec, "libheif returned no image") }
         return DecodedImage(raw)
     }
 
-    private static func copyPlane(_ image: DecodedImage, channels: Int, bytesPerSample: Int,
-                                  _ body: (Int, Int, UnsafePointer<UInt8>, Int) throws -> Image) throws -> Image {
+    private static func copyPlane<T>(_ image: DecodedImage, channels: Int, bytesPerSample: Int,
+                                     _ body: (Int, Int, UnsafePointer<UInt8>, Int) throws -> T) throws -> T {
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane_readonly(image.raw, heif_channel_interleaved, &stride) else {
             throw FlipbookError(.codec, "libheif image has no interleaved plane")
