@@ -112,7 +112,7 @@ enum HEIFDecoder {
             image = try decode8(chosen, factor: PNGStreamDecoder.factor(scale: plan.scale * Double(full.width) / Double(chosen.width)))
         }
         // `image` shows the whole primary image at its own size (thumbnail item, shrunk HDR, or full).
-        let finished = StillPipeline.finish(image, fullSize: full, orientation: .up, plan: plan)
+        let finished = Resampler.finish(image, fullSize: full, orientation: .up, plan: plan)
         if profile.hdr != nil {
             image = finished  // tone-mapped to sRGB already
         } else {

@@ -32,6 +32,23 @@ final class FormatInput {
         return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
     }
 
+    /// The default video stream, never an attached picture (cover art).
+    static func videoStream(_ format: FormatInput) throws -> Int {
+        let av = try LibAV.api()
+        let streams = format.streams
+        func usable(_ i: Int) -> Bool {
+            streams[i].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                && streams[i].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+        let best = Int(av.av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))
+        if best >= 0, usable(best) { return best }
+        if let other = streams.indices.first(where: usable) { return other }
+        if streams.contains(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) {
+            throw FlipbookError(.unsupported, "the only picture in this file is attached cover art, not video")
+        }
+        throw FlipbookError(.unsupported, "the file has no video stream (audio only?)")
+    }
+
     var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }

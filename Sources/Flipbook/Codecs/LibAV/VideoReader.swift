@@ -25,11 +25,11 @@ final class VideoReader {
         // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
         // needed when they do not, and would read much more of the file than one poster needs.
         format = try FormatInput(source: input.source, probeStreams: false)
-        var index = try PosterExtractor.videoStream(format)
+        var index = try FormatInput.videoStream(format)
         let known = format.streams[index].pointee.codecpar.pointee
         if known.width <= 0 || known.height <= 0 {
             try format.probeStreams()
-            index = try PosterExtractor.videoStream(format)
+            index = try FormatInput.videoStream(format)
         }
         streamIndex = index
         stream = format.streams[index]

@@ -6,10 +6,6 @@ public struct MediaRouter: Sendable {
     /// A router trying `pipelines` in order.
     public init(pipelines: [any MediaPipeline]) { self.pipelines = pipelines }
 
-    /// Animated WebP and APNG (ahead of stills, which would otherwise take their first frame), stills, GIF
-    /// and video, in that order.
-    public static let standard = MediaRouter(pipelines: [AnimationPipeline(), StillPipeline(), GIFPipeline(), VideoPipeline()])
-
     /// Adds `pipeline` ahead of the existing ones, so it can take over a type.
     public mutating func register(_ pipeline: any MediaPipeline) { pipelines.insert(pipeline, at: 0) }
 

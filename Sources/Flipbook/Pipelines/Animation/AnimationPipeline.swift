@@ -47,7 +47,7 @@ struct AnimationPipeline: MediaPipeline {
         }
         guard let image = chosen else { throw FlipbookError(.corrupt, "\(input.type) has no frames") }
         let size = Size(width: image.width, height: image.height)
-        return StillPipeline.finish(image, fullSize: size, orientation: .up, request: request)
+        return Resampler.finish(image, fullSize: size, orientation: .up, request: request)
     }
 
     private func open(_ input: MediaInput) throws -> any FrameSource {

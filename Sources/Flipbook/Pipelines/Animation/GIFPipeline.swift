@@ -30,7 +30,7 @@ struct GIFPipeline: MediaPipeline {
         }
         guard let frame = chosen else { throw FlipbookError(.corrupt, "GIF has no frames") }
         let size = Size(width: frame.image.width, height: frame.image.height)
-        return StillPipeline.finish(frame.image, fullSize: size, orientation: .up, request: request)
+        return Resampler.finish(frame.image, fullSize: size, orientation: .up, request: request)
     }
 
     /// The pipeline's options, with the canvas limit no looser than the input's pixel limit.

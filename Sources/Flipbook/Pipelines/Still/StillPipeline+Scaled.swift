@@ -8,7 +8,7 @@ extension StillPipeline {
         let decoded = try input.source.withContiguousBytes {
             try WebPScaledDecoder.decode($0, scale: plan.scale, limits: input.limits)
         }
-        let image = Self.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
+        let image = Resampler.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
         let profile = EmbeddedProfile.webp(input.source)
         return request.keepProfile ? image.tagged(profile) : ColourManagement.toSRGB(image, profile: profile)
     }
@@ -17,7 +17,7 @@ extension StillPipeline {
         let header = try StillHeader.read(input.source, type: .png)
         let plan = Self.plan(header, request)
         let decoded = try PNGStreamDecoder.decode(input.source, scale: plan.scale, limits: input.limits)
-        let image = Self.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
+        let image = Resampler.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
         return request.keepProfile ? image.tagged(decoded.profile) : ColourManagement.toSRGB(image, profile: decoded.profile)
     }
 

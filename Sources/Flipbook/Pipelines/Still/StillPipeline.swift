@@ -40,7 +40,7 @@ struct StillPipeline: MediaPipeline {
             let image = try input.source.withContiguousBytes {
                 try LibAVStillCodec.decode($0, type: input.type, limits: input.limits)
             }
-            return Self.finish(image, fullSize: Size(width: image.width, height: image.height),
+            return Resampler.finish(image, fullSize: Size(width: image.width, height: image.height),
                                orientation: header.orientation, request: request)
         }
     }
@@ -81,7 +81,7 @@ struct StillPipeline: MediaPipeline {
            let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
                                               full: full, plan: plan) {
             // The embedded thumbnail shows the whole main image: the plan's crop is in main-image pixels.
-            return colour(Self.finish(image, fullSize: full, orientation: orientation, plan: plan))
+            return colour(Resampler.finish(image, fullSize: full, orientation: orientation, plan: plan))
         }
 
         let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
@@ -99,7 +99,7 @@ struct StillPipeline: MediaPipeline {
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
         let trimmed = decoded.croppedTopLeft(width: min(exactW, decoded.width), height: min(exactH, decoded.height))
-        return colour(Self.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
+        return colour(Resampler.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
     }
 
     /// The EXIF thumbnail, decoded, if it covers the output at full resolution and has the main image's shape.
@@ -124,28 +124,9 @@ struct StillPipeline: MediaPipeline {
         } catch {
             throw turboError  // TurboJPEG's diagnosis is the more precise one
         }
-        let finished = Self.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
+        let finished = Resampler.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
                                    request: request)
         return ColourManagement.toSRGB(finished, profile: EmbeddedProfile.jpeg(bytes))
-    }
-
-    /// Resamples a decoded image (the whole source at some scale) to the plan and turns it upright.
-    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, request: ThumbnailRequest) -> Image {
-        let display = orientation.swapsAxes ? fullSize.transposed : fullSize
-        let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
-                                      upscale: request.upscale).stored(for: orientation)
-        return finish(image, fullSize: fullSize, orientation: orientation, plan: plan)
-    }
-
-    /// `plan` is in stored orientation; `image` shows the full source scaled to its own size.
-    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, plan: ThumbnailPlan) -> Image {
-        let sx = Double(image.width) / Double(fullSize.width), sy = Double(image.height) / Double(fullSize.height)
-        let cropW = plan.cropWidth * sx, cropH = plan.cropHeight * sy
-        let region = (x: (Double(image.width) - cropW) / 2, y: (Double(image.height) - cropH) / 2, width: cropW, height: cropH)
-        let resized = (image.width == plan.output.width && image.height == plan.output.height && cropW == Double(image.width)
-                       && cropH == Double(image.height))
-            ? image : Resampler.resample(image, region: region, to: plan.output)
-        return orientation.apply(to: resized)
     }
 }
 

@@ -32,23 +32,6 @@ enum PosterExtractor {
         throw FlipbookError(.corrupt, "no video frame could be decoded")
     }
 
-    /// The default video stream, never an attached picture (cover art).
-    static func videoStream(_ format: FormatInput) throws -> Int {
-        let av = try LibAV.api()
-        let streams = format.streams
-        func usable(_ i: Int) -> Bool {
-            streams[i].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
-                && streams[i].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
-        }
-        let best = Int(av.av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))
-        if best >= 0, usable(best) { return best }
-        if let other = streams.indices.first(where: usable) { return other }
-        if streams.contains(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) {
-            throw FlipbookError(.unsupported, "the only picture in this file is attached cover art, not video")
-        }
-        throw FlipbookError(.unsupported, "the file has no video stream (audio only?)")
-    }
-
     /// Black, white or a single flat colour: no channel of the image spreads by 6 levels or more.
     static func isNearlyUniform(_ image: Image) -> Bool {
         image.width * image.height == 0 || FrameSignature(image: image).isUniform(threshold: 6)
