@@ -90,8 +90,9 @@ bench-stills: release
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/still_colour.py
 
-# libheif (what Flipbook links) against libavif (avifdec) decoding the bench AVIF alone: time and peak RSS.
-bench-heif-decode:
+# libheif (what Flipbook links) against libavif (avifdec) decoding the bench AVIF alone: time and peak RSS;
+# then what loading libheif on first use saves a JPEG or PNG thumbnail.
+bench-heif-decode: release
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/heif_decode.py
 

@@ -11,13 +11,17 @@ alternating runs, medians of wall time and peak RSS (GNU time), one process per 
            its YUV is not converted to RGB, which libheif always does), with the same decoders, -j 2 so
            both use the machine's two cores as libheif's dav1d does.
 
-Run: python3 bench/heif_decode.py [FILE.avif]   (`make bench-heif-decode`)."""
+Then what loading libheif on first use saves processes that never decode HEIF: Flipbook's thumb as built
+(libheif opened by dlopen when a HEIF arrives) against the same binary with libheif.so.1 loaded at start
+through LD_PRELOAD, as linking it did, on a JPEG, the XYB JPEG and a PNG.
+
+Run: python3 bench/heif_decode.py [FILE.avif]   (`make bench-heif-decode`, after `make release`)."""
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import compare, ROOT, WORK  # noqa: E402
+from compare import compare, ROOT, WORK, CORPUS, FLIPBOOK  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_HEIF_RUNS", "7"))
 
@@ -57,6 +61,22 @@ def main():
         compare(title, ours, peer, " ".join(peer[:-1 if peer[-1] == path else -2]).replace(path, "FILE"), runs=RUNS)
     if os.path.exists(png):
         os.unlink(png)
+    if not os.path.exists(FLIPBOOK):
+        print(f"\n({FLIPBOOK} missing: run `make release` for the start-up comparison)")
+        return
+    print(f"\n## libheif on first use vs loaded at start (flipbook thumb --size 256, median of {RUNS})\n")
+    print("| case | dlopen on first use | libheif at start | time ratio | RSS | RSS | RSS ratio | |")
+    print("|---|---|---|---|---|---|---|---|")
+    out = "/dev/shm/flipbook-heif-start.jpg"
+    stills = os.path.join(WORK, "stills")
+    for title, src in [("24 MP CMYK JPEG", os.path.join(stills, "cmyk-profile.jpg")),
+                       ("XYB JPEG (corpus)", os.path.join(CORPUS, "jpeg", "libvips", "sample-xyb.jpg")),
+                       ("24 MP PNG", os.path.join(stills, "photo-24mp.png"))]:
+        if os.path.exists(src):
+            thumb = [FLIPBOOK, "thumb", src, "-o", out, "--size", "256"]
+            compare(title, thumb, ["/usr/bin/env", "LD_PRELOAD=libheif.so.1", *thumb], "LD_PRELOAD=libheif.so.1", runs=RUNS)
+    if os.path.exists(out):
+        os.unlink(out)
 
 
 if __name__ == "__main__":

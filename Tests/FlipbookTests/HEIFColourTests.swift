@@ -71,17 +71,19 @@ import Testing
 
     /// PQ (--cicp 9/16/9) and HLG (9/18/9) 10-bit AVIFs from a 16-bit BT.2020 source whose SDR white sits at
     /// 203 cd/m² and whose right third reaches 609 cd/m²: tone-mapped to sRGB like video. The reference maps
-    /// the 16-bit source (before AV1 coding) with numpy from the standards. Thresholds: SSIM >= 0.97 as for
-    /// the other colour references; mean difference under 3 levels (AV1 coding at 10 bits, the box shrink
-    /// before rather than after the transfer curves, Lanczos in different spaces: about 1 level measured);
-    /// and the untouched signal must be at least 5 times further from the reference, so the test can tell.
+    /// the 16-bit source (before AV1 coding, near-lossless here so coding noise does not hide mapping errors)
+    /// with numpy from the standards. Thresholds: SSIM >= 0.97 as for the other colour references, and a mean
+    /// difference under 1.5 levels: measured 0.5 (PQ) and 0.3 (HLG), from AV1 coding and from shrinking
+    /// before rather than after the transfer curves; clipping instead of rolling off gives 8.4 on this
+    /// picture, a reference white of 100 or 300 cd/m² instead of 203 gives 12 to 15 (numpy on the same
+    /// source). The untouched signal (45 and 28 levels away) must be at least 5 times further, so the test can tell.
     @Test(.enabled(if: tools, skip), arguments: [("pq", "9/16/9"), ("hlg", "9/18/9")])
     func hdrAVIFIsToneMappedLikeVideo(transfer: String, cicp: String) throws {
         let dir = try TemporaryDirectory()
         let photo = try HEIFTests.source(dir)
         let src = dir.path("\(transfer).png")
         try StillOracle.make(["hdr", photo, transfer, src])
-        try HEIFTests.avifenc(["-d", "10", "-y", "444", "--cicp", cicp, src, dir.path("hdr.avif")])
+        try HEIFTests.avifenc(["-d", "10", "-y", "444", "--min", "0", "--max", "2", "--cicp", cicp, src, dir.path("hdr.avif")])
         let ours = try MediaInput(path: dir.path("hdr.avif")).thumbnailImage(ThumbnailRequest(maxPixelSize: 320))
         #expect(ours.width == 320 && ours.height == 240)
         let size = Size(width: ours.width, height: ours.height)
@@ -90,7 +92,7 @@ import Testing
         let ssim = try Compare.ssim(ours, reference)
         let mad = Compare.meanAbsoluteDifference(ours, reference), naiveMad = Compare.meanAbsoluteDifference(naive, reference)
         print("\(transfer) AVIF: SSIM \(ssim), mean difference \(mad); untouched signal \(naiveMad)")
-        #expect(ssim >= 0.97 && mad < 3, "\(transfer): SSIM \(ssim), mean difference \(mad)")
+        #expect(ssim >= 0.97 && mad < 1.5, "\(transfer): SSIM \(ssim), mean difference \(mad)")
         #expect(naiveMad > 5 * mad, "\(transfer): the untouched signal is only \(naiveMad) away")
     }
 }
