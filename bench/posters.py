@@ -2,14 +2,16 @@
 """Poster A/B: two Flipbook builds and ffmpegthumbnailer on the 1080p 60 s H.264 clip, alternating in one
 run (order rotated each round), median of N runs (default 7). Usage:
     bench/posters.py BEFORE_BIN AFTER_BIN [runs]
-Prints wall and peak RSS medians and each build's ratios to ffmpegthumbnailer (as `make bench` does)."""
+Prints wall and peak RSS medians and each build's ratios to ffmpegthumbnailer (as `make bench` does), then
+AFTER_BIN's `storyboard --count 10` against its own poster on the corpus's 8-frame 8K HEVC clip (issue 14:
+dense storyboards within 3x the poster's time), the two alternating in one run."""
 import os
 import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import WORK, run  # noqa: E402
+from compare import CORPUS, WORK, run  # noqa: E402
 
 before, after = sys.argv[1], sys.argv[2]
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 7
@@ -36,3 +38,21 @@ print(f"1080p 60 s H.264 poster, 256 px, median of {runs} alternating runs")
 for k in names:
     print(f"- {k}: {med[k][0]:.1f} ms, {med[k][1]:.1f} MB" +
           ("" if k == "ffmpegthumbnailer" else f"; vs ffmpegthumbnailer: wall {med[k][0] / peer[0]:.2f}x, RSS {med[k][1] / peer[1]:.2f}x"))
+
+clip = os.path.join(CORPUS, "video", "androidx-media", "8k24fps_300ms.mp4")
+if os.path.exists(clip):
+    pair = {
+        "poster": [after, "poster", clip, "-o", os.path.join(out, "p8k.jpg"), "--size", "256"],
+        "storyboard": [after, "storyboard", clip, "-o", os.path.join(out, "sb8k"), "--count", "10"],
+    }
+    times = {k: [] for k in pair}
+    for i in range(runs + 1):
+        for name in (("poster", "storyboard") if i % 2 == 0 else ("storyboard", "poster")):
+            t, rss, code = run(pair[name])
+            if code != 0:
+                sys.exit(f"{name} exited {code}")
+            if i > 0:
+                times[name].append((t, rss))
+    m = {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in times.items()}
+    print(f"8K HEVC, 8 frames (after): storyboard --count 10 {m['storyboard'][0]:.1f} ms, {m['storyboard'][1]:.1f} MB; "
+          f"poster {m['poster'][0]:.1f} ms, {m['poster'][1]:.1f} MB; storyboard/poster {m['storyboard'][0] / m['poster'][0]:.2f}x")

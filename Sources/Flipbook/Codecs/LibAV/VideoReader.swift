@@ -138,6 +138,27 @@ final class VideoReader {
         }
     }
 
+    /// Seeks to the keyframe at or before `seconds` and decodes only it, draining the decoder at once: a
+    /// stream with B-frames would otherwise decode (and hold) the next two or three frames before returning
+    /// it, for reordering. nil if the first packet there is not a keyframe or does not decode. The reader's
+    /// own frame is returned (replaced by the next call); the decoder is left drained, so seek before
+    /// decoding further (`decode(from:)` does).
+    func keyframe(at seconds: Double) throws -> Frame? {
+        try seek(to: seconds)
+        let av = try LibAV.api()
+        av.av_frame_unref(frame.pointer)
+        while av.av_read_frame(format.pointer, packet.pointer) >= 0 {
+            defer { av.av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == Int32(streamIndex) else { continue }
+            guard packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0, av.avcodec_send_packet(codec.pointer, packet.pointer) >= 0,
+                  av.avcodec_send_packet(codec.pointer, nil) >= 0, av.avcodec_receive_frame(codec.pointer, frame.pointer) >= 0
+            else { return nil }
+            framesDecoded += 1
+            return frame
+        }
+        return nil
+    }
+
     /// Seeks to the keyframe at or before `seconds` and calls `visit` with each decoded frame, in order,
     /// until it returns true or the stream ends. The pointer is valid only during the call.
     func decode(from seconds: Double, _ visit: (UnsafeMutablePointer<AVFrame>) throws -> Bool) throws {

@@ -15,6 +15,13 @@ enum PosterExtractor {
         if !options.exact, plan.scale <= 0.25 { reader.codec.pointer.pointee.skip_loop_filter = AVDISCARD_ALL }
         let pastEnd = reader.durationSeconds > 0 && target >= reader.durationSeconds
         if pastEnd { target = max(0, reader.durationSeconds - 2) }  // decode the tail and keep the last frame
+        // The fast path's usual answer is the keyframe the seek lands on: decode just that one first (1080p
+        // H.264 with B-frames: 8.5 MB less at the peak). A uniform one falls through to the search below.
+        if !options.exact, !options.representative, !pastEnd, let key = try reader.keyframe(at: target) {
+            guard options.skipUniformFrames else { return try reader.renderer.render(key.pointer) }
+            let (signature, image) = try FrameSignature.of(key.pointer) { try reader.renderer.render(key.pointer) }
+            if !signature.isUniform() { return try image ?? reader.renderer.render(key.pointer) }
+        }
         let last = try Frame()
         var haveLast = false
         let selector = try PosterSelector(options: options, target: target, renderer: reader.renderer)
