@@ -49,7 +49,7 @@ let package = Package(
         // Headers only: CHeifLoader loads the library with dlopen on first use.
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         // libheif loaded on first use (most processes never decode HEIF, and libheif brings x265, libde265,
-        // libaom and dav1d: ~5 MB and tens of ms at every start), and a libheif decoder plugin over dav1d
+        // libaom and dav1d: 2 MB and 7-30 ms at every start), and a libheif decoder plugin over dav1d
         // with one frame in flight: libheif 1.15's own keeps dav1d's frame pipelining, which doubles a still
         // AVIF's peak memory (bench/heif_decode.py).
         .target(name: "CHeifLoader", linkerSettings: [.linkedLibrary("dav1d"), .linkedLibrary("dl"), .linkedLibrary("pthread")]),
