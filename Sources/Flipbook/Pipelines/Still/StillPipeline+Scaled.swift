@@ -33,12 +33,3 @@ extension StillPipeline {
                                   upscale: request.upscale).stored(for: header.orientation)
     }
 }
-
-extension Image {
-    /// This image marked as being in `profile` (for `keepProfile`: the encoder embeds it).
-    func tagged(_ profile: [UInt8]?) -> Image {
-        var copy = self
-        copy.iccProfile = profile
-        return copy
-    }
-}
