@@ -55,8 +55,8 @@ public struct RequestTarget: Sendable, Equatable {
             guard let segment = Self.percentDecode(raw) else {
                 throw RouteError(400, "bad-path", "the path has an invalid percent-escape or is not UTF-8")
             }
-            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
-                || segment.contains("\\")
+            if segment.isEmpty || segment == "." || segment == ".."
+                || segment.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\\") })
             {
                 throw RouteError(400, "bad-path", "the path may not contain empty, '.' or '..' segments, an encoded '/', '\\\\' or NUL")
             }

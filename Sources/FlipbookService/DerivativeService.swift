@@ -92,64 +92,6 @@ public final class DerivativeService: Sendable {
         return key
     }
 
-    // MARK: - Resolving paths inside the root
-
-    /// A file under the root, resolved, with the identity that keys its derivatives.
-    struct ResolvedSource: Sendable {
-        /// Real path (symlinks followed), inside the root.
-        var path: String
-        /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
-        var encodedPath: String
-        /// "device:inode:size:mtime-ns" of the resolved file: many links to one file share derivatives.
-        var identity: String
-        var size: Int
-    }
-
-    /// Checks the segments, resolves symlinks and insists the result is a regular file inside the root.
-    func resolve(_ segments: [String]) throws -> ResolvedSource {
-        guard !segments.isEmpty else { throw DerivativeServiceError.badPath("no file named") }
-        for segment in segments {
-            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
-                || segment.contains("\\")
-            {
-                throw DerivativeServiceError.badPath("the path may not contain empty, '.' or '..' segments, '/', '\\\\' or NUL")
-            }
-            if segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
-        }
-        let joined = root + "/" + segments.joined(separator: "/")
-        guard let resolved = realpath(joined, nil) else { throw DerivativeServiceError.notFound("no such file") }
-        let real = String(cString: resolved)
-        free(resolved)
-        guard real.hasPrefix(root == "/" ? "/" : root + "/") else { throw DerivativeServiceError.notFound("no such file") }
-        // A symlink inside the root to a dotfile inside the root is as hidden as the dotfile.
-        if real.dropFirst(root.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
-            throw DerivativeServiceError.notFound("no such file")
-        }
-        var info = stat()
-        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw DerivativeServiceError.notFound("no such file")
-        }
-        let mtime = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-        return ResolvedSource(path: real, encodedPath: segments.map(Self.percentEncode).joined(separator: "/"),
-                              identity: "\(info.st_dev):\(info.st_ino):\(info.st_size):\(mtime)", size: Int(info.st_size))
-    }
-
-    /// RFC 3986 unreserved characters stay; every other byte becomes %XX.
-    static func percentEncode(_ segment: String) -> String {
-        var out = ""
-        for byte in segment.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF")
-                out += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
-            }
-        }
-        return out
-    }
-
     // MARK: - Coalescing
 
     /// Set when every waiter has gone or the job's time is up; polled by the decode loops.
