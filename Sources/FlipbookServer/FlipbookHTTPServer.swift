@@ -78,7 +78,7 @@ public final class FlipbookHTTPServer: Sendable {
     /// per-request work this server has no use for (a request-id logger, a task-local, a router context).
     /// Handlers run on the event loop that read the request (`EventLoopTaskExecutor`).
     public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some Service {
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(75))
+        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: .seconds(75))
         // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
         http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         let group = EventLoopGroupProvider.singleton.eventLoopGroup
@@ -149,7 +149,11 @@ public final class FlipbookHTTPServer: Sendable {
             response.headers[.allow] = "GET, HEAD"
             return Answer(response: response, route: "error")
         }
-        if let (response, name) = try await galleryResponse(target, head: isHEAD) { return Answer(response: response, route: name) }
+        if target.hasPrefix("/gallery") || target.hasPrefix("/list"),
+           let (response, name) = try await galleryResponse(target, head: isHEAD)
+        {
+            return Answer(response: response, route: name)
+        }
         let parsed = try RequestTarget(target)
         switch parsed.route {
         case "health":

@@ -18,6 +18,8 @@ public final class DerivativeService: Sendable {
     public let configuration: Configuration
     /// The root, resolved (symlinks followed): every served file's real path starts with it.
     public let root: String
+    /// The root, opened once: paths below it are looked up relative to it.
+    let rootDirectory: Int32
     let memory: MemoryCache
     let disk: DiskCache?
     let pool: WorkerPool
@@ -41,6 +43,10 @@ public final class DerivativeService: Sendable {
         }
         root = String(cString: real)
         free(real)
+        rootDirectory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootDirectory >= 0 else {
+            throw FlipbookError(.io, "cannot open the root \(root)", underlying: String(cString: strerror(errno)))
+        }
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction)
         disk = try configuration.diskCacheDirectory.map { try DiskCache(directory: $0, limit: configuration.diskCacheBytes) }
@@ -48,7 +54,10 @@ public final class DerivativeService: Sendable {
         self.observer = observer
     }
 
-    deinit { pool.shutdown() }
+    deinit {
+        pool.shutdown()
+        close(rootDirectory)
+    }
 
     /// Jobs actually run so far, by kind (mp4, thumb, poster, preview, storyboard, original).
     public var jobsRun: [String: Int] { jobCounts.withLock { $0 } }

@@ -5,7 +5,8 @@ import Glibc
 
 /// Resolving a request's path segments to a file inside the root, and the identity that keys its
 /// derivatives. Every request does this, cache hits included, so the common case (no symlink on the way)
-/// costs one `lstat` per segment below the root; a symlink anywhere sends the request through `realpath`.
+/// costs one `fstatat` per segment, relative to the root's descriptor; a symlink anywhere sends the request
+/// through `realpath`.
 /// Nothing is cached between requests: a changed file has a new identity at once.
 extension DerivativeService {
     /// A file under the root, resolved, with the identity that keys its derivatives.
@@ -41,18 +42,21 @@ extension DerivativeService {
             }
             if segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
         }
-        // Walk down from the (already real) root without following anything: while no component is a
-        // symlink, the joined path is the real path, and the last lstat is the file's own stat.
-        var path = root == "/" ? "" : root
+        // Walk down from the root (opened at start) without following anything: while no component is a
+        // symlink, root + the joined segments is the real path, and the last lstat is the file's own stat.
+        var relative = ""
         var info = stat()
         for (index, segment) in segments.enumerated() {
-            path += "/"
-            path += segment
-            guard lstat(path, &info) == 0 else { throw DerivativeServiceError.notFound("no such file") }
+            if index > 0 { relative += "/" }
+            relative += segment
+            guard fstatat(rootDirectory, relative, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw DerivativeServiceError.notFound("no such file")
+            }
             switch info.st_mode & S_IFMT {
             case S_IFLNK: return try resolveFollowingLinks(segments)
             case S_IFDIR where index < segments.count - 1: continue
-            case S_IFREG where index == segments.count - 1: return ResolvedSource(path: path, segments: segments, info: info)
+            case S_IFREG where index == segments.count - 1:
+                return ResolvedSource(path: (root == "/" ? "/" : root + "/") + relative, segments: segments, info: info)
             default: throw DerivativeServiceError.notFound("no such file")
             }
         }

@@ -40,6 +40,15 @@ import Glibc
                 }
             }
         }
+        // Date: the same IMF-fixdate form as nginx's, and the same second give or take the requests between.
+        let ourDate = try #require(try await server.request("/health").header("Date"))
+        let theirDate = try #require(try await fetch("http://127.0.0.1:\(nginx.port)/\(Self.file)", method: "HEAD", headers: []).header("Date"))
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let ours = try #require(format.date(from: ourDate), "\(ourDate)"), theirs = try #require(format.date(from: theirDate), "\(theirDate)")
+        #expect(ourDate.count == theirDate.count && abs(ours.timeIntervalSince(theirs)) <= 2, "\(ourDate) vs nginx \(theirDate)")
         // The reference really does answer HEAD ranges with 206 (else the comparison above proves little).
         #expect(headRanges == 6)
         // A keep-alive connection stays usable after a HEAD error reply (no stray JSON body on the wire).
