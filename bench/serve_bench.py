@@ -68,16 +68,39 @@ def peak_rss_mb(pid):
     return 0.0
 
 
-def wrk(url):
+def cpu_seconds(pid):
+    """User + system CPU of a process and its children now alive (nginx's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids = [pid] + [int(p) for p in f.read().split()]
+    except OSError:
+        pids = [pid]
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError):
+            pass
+    return total / tick
+
+
+def wrk(url, pid):
+    """req/s, p99 ms and the server's CPU microseconds per request over one wrk run."""
+    cpu = cpu_seconds(pid)
     out = subprocess.run(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
                          capture_output=True, text=True, check=True).stdout
+    cpu = cpu_seconds(pid) - cpu
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if non2xx:
         raise RuntimeError(f"{url}: {non2xx.group(1)} non-2xx responses")
-    return rps, float(p99.group(1)) * scale
+    return rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests)
 
 
 def nginx(docroot):
@@ -136,18 +159,27 @@ def bench_ranges():
             a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
                 f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
             assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
-            fbr, ngr, fbp, ngp = [], [], [], []
-            for _ in range(RUNS):
-                r, p = wrk(f"http://127.0.0.1:{fb_port}/mp4/big.gif"); fbr.append(r); fbp.append(p)
-                r, p = wrk(f"http://127.0.0.1:{ng_port}/big.mp4"); ngr.append(r); ngp.append(p)
+            fbr, ngr, fbp, ngp, fbc, ngc = [], [], [], [], [], []
+            for i in range(RUNS):
+                # Alternate which server goes first, so neither always runs in the other's wake.
+                order = [("fb", fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), ("ng", ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
+                for name, pid, url in (order if i % 2 == 0 else order[::-1]):
+                    r, p, c = wrk(url, pid)
+                    (fbr if name == "fb" else ngr).append(r)
+                    (fbp if name == "fb" else ngp).append(p)
+                    (fbc if name == "fb" else ngc).append(c)
         finally:
             stop(ng)
     finally:
         stop(fb)
     print(f"== wrk -c64 Range: bytes=0-65535 on a cached {len(mp4) / 1e6:.2f} MB MP4, {RUNS} alternating runs of {DURATION}")
-    print(f"   flipbook serve  {median(fbr):10.0f} req/s  p99 {median(fbp):7.2f} ms   runs {[round(x) for x in fbr]}")
-    print(f"   nginx-light     {median(ngr):10.0f} req/s  p99 {median(ngp):7.2f} ms   runs {[round(x) for x in ngr]}")
-    print(f"   ratio flipbook/nginx req/s: {median(fbr) / median(ngr):.2f}x (target >= 1.0x)")
+    print(f"   (both {os.cpu_count()} threads/workers, no per-request logging; server CPU per request from /proc)")
+    print(f"   flipbook serve  {median(fbr):10.0f} req/s  p99 {median(fbp):7.2f} ms  CPU {median(fbc):6.1f} us/req   runs {[round(x) for x in fbr]}")
+    print(f"   nginx-light     {median(ngr):10.0f} req/s  p99 {median(ngp):7.2f} ms  CPU {median(ngc):6.1f} us/req   runs {[round(x) for x in ngr]}")
+    print(f"   ratio flipbook/nginx req/s: {median(fbr) / median(ngr):.2f}x (target >= 1.0x); "
+          f"CPU per request: {median(fbc) / median(ngc):.2f}x nginx's")
+    ratios = sorted(a / b for a, b in zip(fbr, ngr))
+    print(f"   per-pair req/s ratios: {[round(x, 2) for x in ratios]}")
 
 
 def bench_memory():

@@ -66,31 +66,44 @@ public final class FlipbookHTTPServer: Sendable {
     /// Runs until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish (up to
     /// `shutdownGraceSeconds`) and returns. `onRunning` gets the bound port.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let app = makeApplication(onRunning: onRunning)
-        var groupConfiguration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let http = try makeService(onRunning: onRunning)
+        var groupConfiguration = ServiceGroupConfiguration(services: [http], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(configuration.shutdownGraceSeconds)
         try await ServiceGroup(configuration: groupConfiguration).run()
     }
 
-    /// The Hummingbird application, for callers that run it in their own `ServiceGroup` (the tests do).
-    public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(75))
+    /// The HTTP/1.1 server as a `Service`, for callers that run it in their own `ServiceGroup` (the tests do).
+    ///
+    /// It is HummingbirdCore's server with `handle` as its responder, without `Hummingbird.Application`'s
+    /// per-request work this server has no use for (a request-id logger, a task-local, a router context).
+    /// Handlers run on the event loop that read the request (`EventLoopTaskExecutor`).
+    public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some Service {
+        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: .seconds(75))
         // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
         http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
-        return Application(
-            responder: Responder(server: self),
-            server: .http1(configuration: http1),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-            logger: logger
-        )
+        let group = EventLoopGroupProvider.singleton.eventLoopGroup
+        let date = HTTPDate()
+        let server = try HTTPServerBuilder.http1(configuration: http1).buildServer(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            eventLoopGroup: group,
+            logger: logger,
+            responder: { [self] request, writer, _ in
+                var response = await handle(request)
+                response.headers[.date] = date.now()
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
+        return OnEventLoops(server: server, group: group)
     }
 
-    struct Responder: HTTPResponder {
-        typealias Context = BasicRequestContext
-        let server: FlipbookHTTPServer
-        func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
-            await server.handle(request)
+    /// Runs `server` with `EventLoopTaskExecutor` preferred, which its connection tasks inherit.
+    struct OnEventLoops: Service {
+        let server: any Service
+        let group: any EventLoopGroup
+        func run() async throws {
+            try await withTaskExecutorPreference(EventLoopTaskExecutor(group: group)) {
+                try await server.run()
+            }
         }
     }
 
@@ -117,6 +130,11 @@ public final class FlipbookHTTPServer: Sendable {
         } catch {
             answer = Answer(response: respond(to: error), route: "error")
         }
+        if request.method == .head, answer.response.status != .notModified {
+            // GET's status and headers (Content-Length included), no body: errors too, on every route.
+            answer.response = answer.response.createHeadResponse()
+            answer.bodyBytes = 0
+        }
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
         metrics.request(route: answer.route, status: Int(answer.response.status.code), seconds: seconds, bytes: answer.bodyBytes)
         metrics.inFlight(-1, total: inFlight.subtract(1, ordering: .relaxed).newValue)
@@ -131,15 +149,19 @@ public final class FlipbookHTTPServer: Sendable {
             response.headers[.allow] = "GET, HEAD"
             return Answer(response: response, route: "error")
         }
-        if let (response, name) = try await galleryResponse(target, head: isHEAD) { return Answer(response: response, route: name) }
+        if target.hasPrefix("/gallery") || target.hasPrefix("/list"),
+           let (response, name) = try await galleryResponse(target, head: isHEAD)
+        {
+            return Answer(response: response, route: name)
+        }
         let parsed = try RequestTarget(target)
         switch parsed.route {
         case "health":
-            return Answer(response: Self.text("ok\n", type: "text/plain; charset=utf-8", head: isHEAD), route: "health")
+            return Answer(response: Self.text("ok\n", type: "text/plain; charset=utf-8"), route: "health")
         case "metrics":
             metrics.gauges(service: service)
             let body = metrics.exposition()
-            return Answer(response: Self.bytes(body, type: "text/plain; version=0.0.4; charset=utf-8", head: isHEAD), route: "metrics")
+            return Answer(response: Self.bytes(body, type: "text/plain; version=0.0.4; charset=utf-8"), route: "metrics")
         case "mp4", "thumb", "poster", "preview", "storyboard", "original":
             break
         default:
@@ -191,7 +213,7 @@ public final class FlipbookHTTPServer: Sendable {
         } else {
             derivative = try await service.derivative(derivativeRequest)
         }
-        var (response, bytes) = media(derivative, request: request, head: isHEAD)
+        var (response, bytes) = media(derivative, request: request)
         if closesConnection { response.headers[.connection] = "close" }
         return Answer(response: response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
     }
@@ -210,8 +232,9 @@ public final class FlipbookHTTPServer: Sendable {
         return name.isEmpty ? nil : (name, n)
     }
 
-    /// The media response: conditionals, then ranges, then the body as a slice of the cached buffer.
-    private func media(_ d: Derivative, request: Request, head: Bool) -> (Response, Int) {
+    /// The media response: conditionals, then ranges, then the body as a slice of the cached buffer. HEAD
+    /// gets the same status and headers (ranges included, as nginx answers them) and `handle` drops the body.
+    private func media(_ d: Derivative, request: Request) -> (Response, Int) {
         var headers = HTTPFields()
         headers[.eTag] = d.etag
         headers[.acceptRanges] = "bytes"
@@ -229,13 +252,14 @@ public final class FlipbookHTTPServer: Sendable {
             return (response, 0)
         case .proceed(let rangeAllowed):
             headers[.contentType] = d.contentType
-            // RFC 9110 14.2: GET is the only method with range handling; HEAD gets the full 200 headers.
-            let decision = rangeAllowed && !head ? ByteRanges.evaluate(rangeHeader, size: size) : .full
+            // RFC 9110 14.2 defines Range for GET only, so a server may ignore it on HEAD; nginx does not (206 or
+            // 416 with Content-Range), and HEAD answers exactly what GET would, so neither do we.
+            let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
             switch decision {
             case .partial(let range):
                 headers[.contentRange] = ByteRanges.contentRange(range, size: size)
                 let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
-                return (Self.body(slice, status: .partialContent, headers: headers, head: head), head ? 0 : range.count)
+                return (Self.body(slice, status: .partialContent, headers: headers), range.count)
             case .unsatisfiable:
                 var response = Self.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
                 response.headers[.contentRange] = ByteRanges.unsatisfiedRange(size: size)
@@ -243,26 +267,26 @@ public final class FlipbookHTTPServer: Sendable {
                 response.headers[.eTag] = d.etag
                 return (response, 0)
             case .full, .multiple:
-                return (Self.body(d.bytes, status: .ok, headers: headers, head: head), head ? 0 : size)
+                return (Self.body(d.bytes, status: .ok, headers: headers), size)
             }
         }
     }
 
-    private static func body(_ buffer: ByteBuffer, status: HTTPResponse.Status, headers: HTTPFields, head: Bool) -> Response {
+    private static func body(_ buffer: ByteBuffer, status: HTTPResponse.Status, headers: HTTPFields) -> Response {
         var headers = headers
         headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: buffer))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 
-    private static func text(_ text: String, type: String, head: Bool) -> Response {
-        bytes(Array(text.utf8), type: type, head: head)
+    private static func text(_ text: String, type: String) -> Response {
+        bytes(Array(text.utf8), type: type)
     }
 
-    private static func bytes(_ bytes: [UInt8], type: String, head: Bool) -> Response {
+    private static func bytes(_ bytes: [UInt8], type: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.cacheControl] = "no-store"
-        return body(ByteBuffer(bytes: bytes), status: .ok, headers: headers, head: head)
+        return body(ByteBuffer(bytes: bytes), status: .ok, headers: headers)
     }
 
     // MARK: - Errors

@@ -49,14 +49,15 @@ public struct RequestTarget: Sendable, Equatable {
         let rawSegments = pathPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         route = String(rawSegments.first ?? "")
         let rest = rawSegments.dropFirst()
-        rawPath = rest.joined(separator: "/")
+        // Everything after "/route/", as sent (the segments joined again, without building them).
+        rawPath = pathPart.dropFirst().firstIndex(of: "/").map { String(pathPart[pathPart.index(after: $0)...]) } ?? ""
         var decoded: [String] = []
         for raw in rest {
             guard let segment = Self.percentDecode(raw) else {
                 throw RouteError(400, "bad-path", "the path has an invalid percent-escape or is not UTF-8")
             }
-            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
-                || segment.contains("\\")
+            if segment.isEmpty || segment == "." || segment == ".."
+                || segment.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\\") })
             {
                 throw RouteError(400, "bad-path", "the path may not contain empty, '.' or '..' segments, an encoded '/', '\\\\' or NUL")
             }
@@ -112,6 +113,8 @@ public struct RequestTarget: Sendable, Equatable {
     }
 
     static func percentDecode(_ text: Substring) -> String? {
+        // Nothing escaped: the text itself (a slice of a String, so already valid UTF-8).
+        if !text.utf8.contains(UInt8(ascii: "%")) { return String(text) }
         var out: [UInt8] = []
         var bytes = text.utf8.makeIterator()
         func hex(_ c: UInt8) -> UInt8? {

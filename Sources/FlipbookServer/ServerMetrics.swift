@@ -1,12 +1,40 @@
 import CoreMetrics
 import FlipbookService
 import Prometheus
+import Synchronization
 
 /// The server's metrics, through swift-metrics with a swift-prometheus factory owned by this server (not
 /// the process-wide bootstrap, so several servers in one test process keep separate counts).
+///
+/// Handles are made once per series and kept: making one goes through the registry's lock and builds its
+/// label key, which cost more than the rest of a memory-cache hit when it happened on every request.
 public final class ServerMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
+
+    /// The four series a request updates, for one route and status.
+    private struct RequestSeries: Sendable {
+        let requests: CoreMetrics.Counter
+        let responses: CoreMetrics.Counter
+        let bytes: CoreMetrics.Counter
+        let duration: CoreMetrics.Timer
+    }
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let status: Int
+    }
+
+    private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
+    private let jobSeries = Mutex<[String: (jobs: CoreMetrics.Counter, failures: CoreMetrics.Counter, duration: CoreMetrics.Timer)]>([:])
+    private let inFlightGauge: CoreMetrics.Gauge
+    private let memoryHits: CoreMetrics.Counter
+    private let diskHits: CoreMetrics.Counter
+    private let misses: CoreMetrics.Counter
+    private let queueDepthGauge: CoreMetrics.Gauge
+    private let jobsInFlightGauge: CoreMetrics.Gauge
+    private let memoryBytesGauge: CoreMetrics.Gauge
+    private let memoryEntriesGauge: CoreMetrics.Gauge
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -15,45 +43,76 @@ public final class ServerMetrics: Sendable {
                                    .seconds(5), .seconds(10), .seconds(30)]
         factory.defaultDurationHistogramBuckets = buckets
         self.factory = factory
+        inFlightGauge = CoreMetrics.Gauge(label: "flipbook_http_in_flight", factory: factory)
+        memoryHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "memory")], factory: factory)
+        diskHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "disk")], factory: factory)
+        misses = CoreMetrics.Counter(label: "flipbook_cache_misses_total", factory: factory)
+        queueDepthGauge = CoreMetrics.Gauge(label: "flipbook_queue_depth", factory: factory)
+        jobsInFlightGauge = CoreMetrics.Gauge(label: "flipbook_jobs_in_flight", factory: factory)
+        memoryBytesGauge = CoreMetrics.Gauge(label: "flipbook_memory_cache_bytes", factory: factory)
+        memoryEntriesGauge = CoreMetrics.Gauge(label: "flipbook_memory_cache_entries", factory: factory)
         // Zero counters for every job kind, so the series exist before the first job.
         for kind in ["mp4", "thumb", "poster", "preview", "storyboard"] {
-            Counter(label: "flipbook_jobs_total", dimensions: [("kind", kind)], factory: factory).increment(by: 0)
+            jobs(kind).jobs.increment(by: 0)
         }
     }
 
     func request(route: String, status: Int, seconds: Double, bytes: Int) {
-        Counter(label: "flipbook_http_requests_total", dimensions: [("route", route), ("code", String(status))], factory: factory).increment()
-        Counter(label: "flipbook_http_responses_total", dimensions: [("code", String(status))], factory: factory).increment()
-        Counter(label: "flipbook_http_response_bytes_total", dimensions: [("route", route)], factory: factory).increment(by: Int64(bytes))
-        Timer(label: "flipbook_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(Int64(seconds * 1e9))
+        let key = RequestKey(route: route, status: status)
+        let series = requestSeries.withLock { table in
+            if let series = table[key] { return series }
+            let series = RequestSeries(
+                requests: CoreMetrics.Counter(label: "flipbook_http_requests_total", dimensions: [("route", route), ("code", String(status))], factory: factory),
+                responses: CoreMetrics.Counter(label: "flipbook_http_responses_total", dimensions: [("code", String(status))], factory: factory),
+                bytes: CoreMetrics.Counter(label: "flipbook_http_response_bytes_total", dimensions: [("route", route)], factory: factory),
+                duration: CoreMetrics.Timer(label: "flipbook_http_request_duration_seconds", dimensions: [("route", route)], factory: factory))
+            table[key] = series
+            return series
+        }
+        series.requests.increment()
+        series.responses.increment()
+        series.bytes.increment(by: Int64(bytes))
+        series.duration.recordNanoseconds(Int64(seconds * 1e9))
     }
 
     func inFlight(_ delta: Int, total: Int) {
-        Gauge(label: "flipbook_http_in_flight", factory: factory).record(total)
+        inFlightGauge.record(total)
+    }
+
+    private func jobs(_ kind: String) -> (jobs: CoreMetrics.Counter, failures: CoreMetrics.Counter, duration: CoreMetrics.Timer) {
+        jobSeries.withLock { table in
+            if let series = table[kind] { return series }
+            let series = (jobs: CoreMetrics.Counter(label: "flipbook_jobs_total", dimensions: [("kind", kind)], factory: factory),
+                          failures: CoreMetrics.Counter(label: "flipbook_job_failures_total", dimensions: [("kind", kind)], factory: factory),
+                          duration: CoreMetrics.Timer(label: "flipbook_job_duration_seconds", dimensions: [("kind", kind)], factory: factory))
+            table[kind] = series
+            return series
+        }
     }
 
     func event(_ event: DerivativeService.ServiceEvent) {
         switch event {
         case .job(let kind, let seconds, let failed):
-            Counter(label: "flipbook_jobs_total", dimensions: [("kind", kind)], factory: factory).increment()
-            if failed { Counter(label: "flipbook_job_failures_total", dimensions: [("kind", kind)], factory: factory).increment() }
-            Timer(label: "flipbook_job_duration_seconds", dimensions: [("kind", kind)], factory: factory).recordNanoseconds(Int64(seconds * 1e9))
+            let series = jobs(kind)
+            series.jobs.increment()
+            if failed { series.failures.increment() }
+            series.duration.recordNanoseconds(Int64(seconds * 1e9))
         case .cache(let outcome):
             switch outcome {
-            case .memory, .disk: Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", outcome.rawValue)], factory: factory).increment()
-            case .miss: Counter(label: "flipbook_cache_misses_total", factory: factory).increment()
+            case .memory: memoryHits.increment()
+            case .disk: diskHits.increment()
+            case .miss: misses.increment()
             }
         }
     }
 
     func gauges(service: DerivativeService) {
         let depth = service.queueDepth
-        Gauge(label: "flipbook_queue_depth", factory: factory).record(depth.waiting)
-        Gauge(label: "flipbook_jobs_in_flight", factory: factory).record(depth.running)
+        queueDepthGauge.record(depth.waiting)
+        jobsInFlightGauge.record(depth.running)
         let usage = service.memoryCacheUsage
-        Gauge(label: "flipbook_memory_cache_bytes", factory: factory).record(usage.bytes)
-        Gauge(label: "flipbook_memory_cache_entries", factory: factory).record(usage.count)
+        memoryBytesGauge.record(usage.bytes)
+        memoryEntriesGauge.record(usage.count)
     }
 
     /// Prometheus text exposition of everything above.

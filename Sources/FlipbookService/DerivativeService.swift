@@ -18,6 +18,8 @@ public final class DerivativeService: Sendable {
     public let configuration: Configuration
     /// The root, resolved (symlinks followed): every served file's real path starts with it.
     public let root: String
+    /// The root, opened once: paths below it are looked up relative to it.
+    let rootDirectory: Int32
     let memory: MemoryCache
     let disk: DiskCache?
     let pool: WorkerPool
@@ -41,6 +43,10 @@ public final class DerivativeService: Sendable {
         }
         root = String(cString: real)
         free(real)
+        rootDirectory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootDirectory >= 0 else {
+            throw FlipbookError(.io, "cannot open the root \(root)", underlying: String(cString: strerror(errno)))
+        }
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction)
         disk = try configuration.diskCacheDirectory.map { try DiskCache(directory: $0, limit: configuration.diskCacheBytes) }
@@ -48,7 +54,10 @@ public final class DerivativeService: Sendable {
         self.observer = observer
     }
 
-    deinit { pool.shutdown() }
+    deinit {
+        pool.shutdown()
+        close(rootDirectory)
+    }
 
     /// Jobs actually run so far, by kind (mp4, thumb, poster, preview, storyboard, original).
     public var jobsRun: [String: Int] { jobCounts.withLock { $0 } }
@@ -90,64 +99,6 @@ public final class DerivativeService: Sendable {
         var key = "flipbook \(FlipbookVersion.current)|\(source.identity)|\(operation.keyText)"
         if case .storyboardVTT = operation { key += "|\(configuration.storyboardURLTag)|\(source.encodedPath)" }
         return key
-    }
-
-    // MARK: - Resolving paths inside the root
-
-    /// A file under the root, resolved, with the identity that keys its derivatives.
-    struct ResolvedSource: Sendable {
-        /// Real path (symlinks followed), inside the root.
-        var path: String
-        /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
-        var encodedPath: String
-        /// "device:inode:size:mtime-ns" of the resolved file: many links to one file share derivatives.
-        var identity: String
-        var size: Int
-    }
-
-    /// Checks the segments, resolves symlinks and insists the result is a regular file inside the root.
-    func resolve(_ segments: [String]) throws -> ResolvedSource {
-        guard !segments.isEmpty else { throw DerivativeServiceError.badPath("no file named") }
-        for segment in segments {
-            if segment.isEmpty || segment == "." || segment == ".." || segment.contains("/") || segment.contains("\0")
-                || segment.contains("\\")
-            {
-                throw DerivativeServiceError.badPath("the path may not contain empty, '.' or '..' segments, '/', '\\\\' or NUL")
-            }
-            if segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
-        }
-        let joined = root + "/" + segments.joined(separator: "/")
-        guard let resolved = realpath(joined, nil) else { throw DerivativeServiceError.notFound("no such file") }
-        let real = String(cString: resolved)
-        free(resolved)
-        guard real.hasPrefix(root == "/" ? "/" : root + "/") else { throw DerivativeServiceError.notFound("no such file") }
-        // A symlink inside the root to a dotfile inside the root is as hidden as the dotfile.
-        if real.dropFirst(root.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
-            throw DerivativeServiceError.notFound("no such file")
-        }
-        var info = stat()
-        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw DerivativeServiceError.notFound("no such file")
-        }
-        let mtime = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-        return ResolvedSource(path: real, encodedPath: segments.map(Self.percentEncode).joined(separator: "/"),
-                              identity: "\(info.st_dev):\(info.st_ino):\(info.st_size):\(mtime)", size: Int(info.st_size))
-    }
-
-    /// RFC 3986 unreserved characters stay; every other byte becomes %XX.
-    static func percentEncode(_ segment: String) -> String {
-        var out = ""
-        for byte in segment.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF")
-                out += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
-            }
-        }
-        return out
     }
 
     // MARK: - Coalescing

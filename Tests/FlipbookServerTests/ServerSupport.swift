@@ -98,7 +98,7 @@ final class TestServer: Sendable {
         logger.logLevel = .warning
         let server = try FlipbookHTTPServer(configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = server.makeApplication { port in continuation.yield(port) }
+        let app = try server.makeService { port in continuation.yield(port) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()

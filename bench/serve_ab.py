@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Before/after for the range benchmark: several `flipbook` binaries and nginx-light, alternating.
+
+    bench/serve_ab.py OLD_FLIPBOOK,NEW_FLIPBOOK [ROUNDS]
+
+Runs the scenario of `serve_bench.py ranges` (wrk -t2 -c64, `Range: bytes=0-65535`, a cached ~1 MB MP4,
+nginx with the same generated config) against every binary and nginx in one run, order reversed every
+other round, and prints medians of req/s, p99 and server CPU microseconds per request. Needs the inputs of
+`bench/serve.sh` (bench/work/serve/root/big.gif). WRK_DURATION defaults to 5s here.
+"""
+import os, statistics, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("WRK_DURATION", "5s")
+import serve_bench as sb  # noqa: E402
+
+bins = sys.argv[1].split(",")
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+root = os.path.join(sb.WORK, "root")
+servers = []
+for b in bins:
+    sb.FLIPBOOK = os.path.abspath(b)
+    proc, port = sb.start_flipbook(root, "--memory-cache", "256MB")
+    mp4 = sb.get(f"http://127.0.0.1:{port}/mp4/big.gif")
+    servers.append((b, proc, f"http://127.0.0.1:{port}/mp4/big.gif"))
+docroot = tempfile.mkdtemp(prefix="flipbook-ab-nginx-")
+os.chmod(docroot, 0o755)
+with open(os.path.join(docroot, "big.mp4"), "wb") as f:
+    f.write(mp4)
+os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
+ng, ng_port = sb.nginx(docroot)
+servers.append(("nginx-light", ng, f"http://127.0.0.1:{ng_port}/big.mp4"))
+results = {name: [] for name, _, _ in servers}
+try:
+    for i in range(rounds):
+        for name, proc, url in (servers if i % 2 == 0 else servers[::-1]):
+            results[name].append(sb.wrk(url, proc.pid))
+finally:
+    for _, proc, _ in servers:
+        sb.stop(proc)
+print(f"== wrk -c64 Range: bytes=0-65535, {rounds} alternating rounds of {sb.DURATION}")
+for name, rs in results.items():
+    print(f"   {name:40s} {statistics.median(r[0] for r in rs):8.0f} req/s  p99 {statistics.median(r[1] for r in rs):6.2f} ms  "
+          f"CPU {statistics.median(r[2] for r in rs):5.1f} us/req   runs {[round(r[0]) for r in rs]}")
+ng_rps = statistics.median(r[0] for r in results["nginx-light"])
+for name in bins:
+    print(f"   ratio {name} / nginx req/s: {statistics.median(r[0] for r in results[name]) / ng_rps:.2f}x")
