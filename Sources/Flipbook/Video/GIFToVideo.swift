@@ -35,8 +35,18 @@ public enum VideoContainer: String, Sendable {
 
 /// How to convert. Every property documents its default.
 public struct VideoConversionOptions: Sendable {
-    /// Constant rate factor (lower is better quality, bigger). Default 23, as x264's.
-    public var crf = 23
+    /// Constant rate factor (lower is better quality, bigger): the one used when `minimumSSIM` holds, and
+    /// where `targetSSIM`'s search starts. Default 26 (x264's is 23): flat graphics keep the peer's look
+    /// at 26, and `minimumSSIM` brings the files that do not back.
+    public var crf = 26
+    /// Quality floor. When the video's SSIM against the frames it was made from (`QualityMeter`) is under
+    /// this, the file is encoded again at a lower crf (`CRFSearch`, at most three encodes). nil: `crf` is
+    /// used as it is. Default 0.9675 on `QualityMeter`'s scale (noise and fine pixel art hit it; logos and
+    /// photos stay at `crf`). Ignored when `targetSSIM` is set.
+    public var minimumSSIM: Double? = CRFSearch.defaultFloor
+    /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
+    /// searched per file (bisection, at most six encodes). nil (the default): no search.
+    public var targetSSIM: Double?
     /// Encoder speed preset. Default "medium", as x264's.
     public var preset = "medium"
     /// Scale the longer side down while decoding so that no side of the video (padded to even) is over this
@@ -54,6 +64,9 @@ public struct VideoConversionOptions: Sendable {
     public var threads = 0
     /// Also produce a JPEG of the first frame at this quality (nil: no poster). Default nil.
     public var posterQuality: Int?
+    /// More x264 settings ("key=value:key=value"), after Flipbook's own, for measuring alternatives
+    /// (`bench/gif_sweep.py`). Default nil.
+    public var x264Params: String?
     /// Decoder limits (canvas, frames, total pixels, cancellation).
     public var decode = GIFDecodeOptions()
 
@@ -85,6 +98,12 @@ public struct VideoConversionResult: Sendable {
     public var poster: [UInt8]?
     /// Decoder warnings (a truncated GIF converts the frames it has).
     public var warnings: [String]
+    /// The crf of the encode kept.
+    public var crf = 0
+    /// Its SSIM against the frames it was made from (`QualityMeter`), when measured.
+    public var measuredSSIM: Double?
+    /// Encodes run to choose the crf (1 without a search).
+    public var encodes = 1
 }
 
 /// GIF to looping, silent, timing-exact video. Frames come from `GIFDecoder` one at a time; each frame's
@@ -94,11 +113,15 @@ public enum GIFToVideo {
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
-        try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: options)
+        try CRFSearch.run(options) { pass in
+            try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: pass)
+        }
     }
 
-    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees.
-    /// `inputBytes` is the source file's size, for the result's ratio.
+    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees, in one encode
+    /// at `options.crf` (a source is read once: the crf search of `minimumSSIM` / `targetSSIM` needs the
+    /// `ByteSource` variant). The SSIM is measured when either is set. `inputBytes` is the source file's
+    /// size, for the result's ratio.
     public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
         throws -> VideoConversionResult
     {
@@ -114,7 +137,8 @@ public enum GIFToVideo {
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
-                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount)
+                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount,
+                                           measure: options.minimumSSIM != nil || options.targetSSIM != nil)
             }
             gifFrames += 1
             endMs = frame.presentationTimeMs + frame.durationMs
@@ -147,7 +171,8 @@ public enum GIFToVideo {
         return VideoConversionResult(
             data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
             loopCount: info.loopCount, hadTransparency: info.hasAlpha, width: size.width, height: size.height,
-            encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings)
+            encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings,
+            crf: options.crf, measuredSSIM: enc.meter?.ssim)
     }
 }
 
@@ -181,6 +206,8 @@ struct FrameEncoder {
     private var durations: [Int64: Int64] = [:]
     private let owner: Owner
     private let container: VideoContainer
+    /// Decodes what is written and scores it against the input, when asked for (`measure`).
+    let meter: QualityMeter?
 
     /// Frees the scaler when the encoder goes away, on every path.
     final class Owner {
@@ -206,7 +233,7 @@ struct FrameEncoder {
         #endif
     }()
 
-    init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?) throws {
+    init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
         Self.zeroNewHeapBlocks
         let av = try LibAV.api()
         self.width = width
@@ -248,7 +275,7 @@ struct FrameEncoder {
             // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
             // keyint=600 frames between keyframes (-3% bytes).
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high",
-                            "tune": "animation", "x264-params": "keyint=600"]
+                            "tune": "animation", "x264-params": "keyint=600" + (options.x264Params.map { ":" + $0 } ?? "")]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:
@@ -271,6 +298,7 @@ struct FrameEncoder {
         if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
         try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
+        meter = measure ? try QualityMeter(stream: stream, width: paddedWidth, height: paddedHeight) : nil
 
         guard let scaler = av.sws_getContext(Int32(paddedWidth), Int32(paddedHeight), AV_PIX_FMT_RGB24, Int32(paddedWidth),
                                              Int32(paddedHeight), AV_PIX_FMT_YUV420P,
@@ -339,6 +367,7 @@ struct FrameEncoder {
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))
+        meter?.keep(frame.pointer, pts: Int64(pts), durationMs: max(1, duration))
         try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a frame")
         try drain()
     }
@@ -354,6 +383,7 @@ struct FrameEncoder {
             try LibAV.check(status, "encoding")
             let p = packet.pointer
             p.pointee.duration = durations.removeValue(forKey: p.pointee.pts) ?? 0
+            try meter?.decode(p)
             if hasHeld { try write(held.pointer) }
             av.av_packet_move_ref(held.pointer, p)
             hasHeld = true
@@ -379,6 +409,7 @@ struct FrameEncoder {
             try write(p)
             hasHeld = false
         }
+        try meter?.decode(nil)
         var bytes = try muxer.finish()
         if container == .mp4 { MP4Duration.set(&bytes, milliseconds: endMs) }
         return bytes

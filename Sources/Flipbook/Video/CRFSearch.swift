@@ -1,0 +1,133 @@
+import Foundation
+
+/// Chooses the crf per file from measured quality, as ab-av1's crf search does: encode, measure the SSIM
+/// of the result against its own input frames (`QualityMeter`), and encode again at another crf while the
+/// rule asks for it.
+///
+/// - Floor (`VideoConversionOptions.minimumSSIM`, on by default): start at `crf`; while the SSIM is under
+///   the floor, go lower, to the crf the measurements so far predict for the floor (at most three encodes,
+///   at most `floorReach` steps down).
+///   Easy files (logos, flat animation, photos) stay at the default crf; noise and fine detail get the
+///   bits they need.
+/// - Target (`targetSSIM`): the largest crf from 1 to 51 whose SSIM reaches the target, bracketed from
+///   `crf` and narrowed by interpolation (at most six encodes).
+///
+/// Predictions work on SSIM in decibels, -10 log10(1 - SSIM), which falls roughly linearly with the crf.
+/// Every step depends only on the measurements, which are deterministic, so the chosen encode is too.
+public struct CRFSearch: Sendable {
+    /// `minimumSSIM`'s default, on `QualityMeter`'s scale. Chosen by `bench/gif_sweep.py`.
+    public static let defaultFloor = 0.9675
+    /// x264's crf range for 8-bit video.
+    public static let crfRange = 1...51
+    static let floorPasses = 3
+    /// The floor never takes a file more than this many steps under the starting crf (x264's file size
+    /// roughly doubles every 6 steps): content whose SSIM stays low at any crf gets the best of that range.
+    static let floorReach = 10
+    static let targetPasses = 6
+    /// dB per crf step before two measurements give the file's own slope.
+    static let defaultSlope = -0.3
+
+    enum Rule { case floor(Double), target(Double) }
+    let rule: Rule
+    private(set) var trials: [(crf: Int, ssim: Double)] = []
+
+    init(rule: Rule) { self.rule = rule }
+
+    static func decibels(_ ssim: Double) -> Double { -10 * log10(max(1e-10, 1 - ssim)) }
+
+    /// Checks a target or floor: an SSIM strictly between 0 and 1.
+    public static func validate(_ ssim: Double, name: String) throws {
+        guard ssim.isFinite, ssim > 0, ssim < 1 else {
+            throw FlipbookError(.invalidArgument, "\(name) must be an SSIM between 0 and 1 (exclusive), not \(ssim)")
+        }
+    }
+
+    var goal: Double {
+        switch rule { case .floor(let s), .target(let s): s }
+    }
+
+    /// The crf predicted to give the goal, from the two trials nearest to it (or the one trial and the
+    /// default slope).
+    func predicted() -> Int {
+        let goalDB = Self.decibels(goal)
+        let sorted = trials.sorted { abs(Self.decibels($0.ssim) - goalDB) < abs(Self.decibels($1.ssim) - goalDB) }
+        let a = sorted[0]
+        var slope = Self.defaultSlope
+        if sorted.count > 1, sorted[1].crf != a.crf {
+            let b = sorted[1]
+            slope = (Self.decibels(b.ssim) - Self.decibels(a.ssim)) / Double(b.crf - a.crf)
+            slope = min(-0.05, max(-2, slope))
+        }
+        let crf = Double(a.crf) + (goalDB - Self.decibels(a.ssim)) / slope
+        return Int(crf.rounded(.down))
+    }
+
+    /// Records a trial; returns the next crf to try, or nil when the search is over.
+    mutating func next(after crf: Int, ssim: Double) -> Int? {
+        trials.append((crf, ssim))
+        let passing = trials.filter { $0.ssim >= goal }.map(\.crf)
+        let failing = trials.filter { $0.ssim < goal }.map(\.crf)
+        switch rule {
+        case .floor:
+            if !passing.isEmpty || trials.count >= Self.floorPasses { return nil }
+            let lowest = failing.min()!
+            let bottom = max(Self.crfRange.lowerBound, trials[0].crf - Self.floorReach)
+            guard lowest > bottom else { return nil }
+            return max(bottom, min(lowest - 1, predicted()))
+        case .target:
+            if trials.count >= Self.targetPasses { return nil }
+            let low = passing.max() ?? Self.crfRange.lowerBound - 1  // largest crf known to pass
+            let high = failing.min() ?? Self.crfRange.upperBound + 1  // smallest crf known to fail
+            if high - low <= 1 { return nil }
+            return min(high - 1, max(low + 1, predicted()))
+        }
+    }
+
+    /// The trial to keep: the largest crf that meets the goal, else the best-scoring one.
+    var chosen: Int {
+        if let best = trials.filter({ $0.ssim >= goal }).map(\.crf).max() { return best }
+        return trials.max { $0.ssim < $1.ssim }!.crf
+    }
+
+    /// Runs `encode` (one encode at the options' crf, SSIM measured) as the options' rule asks and returns
+    /// the chosen result, with its crf, SSIM and the number of encodes.
+    static func run(_ options: VideoConversionOptions, encode: (VideoConversionOptions) throws -> VideoConversionResult) throws
+        -> VideoConversionResult
+    {
+        let rule: Rule
+        if options.codec != .h264 {
+            // The floor and the search are tuned for x264's crf scale; other encoders use `crf` as given.
+            if options.targetSSIM != nil { throw FlipbookError(.invalidArgument, "an SSIM target needs the h264 codec, not \(options.codec)") }
+            var fixed = options
+            fixed.minimumSSIM = nil
+            return try encode(fixed)
+        }
+        if let target = options.targetSSIM {
+            try validate(target, name: "the SSIM target")
+            rule = .target(target)
+        } else if let floor = options.minimumSSIM {
+            try validate(floor, name: "the SSIM floor")
+            rule = .floor(floor)
+        } else {
+            return try encode(options)
+        }
+        guard crfRange.contains(options.crf) else {
+            throw FlipbookError(.invalidArgument, "crf must be \(crfRange.lowerBound) to \(crfRange.upperBound), not \(options.crf)")
+        }
+        var search = CRFSearch(rule: rule)
+        var pass = options
+        var kept: VideoConversionResult?
+        var encodes = 0
+        while true {
+            let result = try encode(pass)
+            encodes += 1
+            guard let ssim = result.measuredSSIM else { return result }  // nothing measured (no frames compared)
+            let next = search.next(after: pass.crf, ssim: ssim)
+            if search.chosen == pass.crf { kept = result }
+            guard let crf = next else { break }
+            pass.crf = crf
+        }
+        kept!.encodes = encodes
+        return kept!
+    }
+}

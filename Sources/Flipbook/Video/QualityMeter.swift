@@ -1,0 +1,98 @@
+import CFFmpeg
+
+/// Measures an encode while it runs: every packet the encoder writes is also decoded (libavcodec's own
+/// decoder for the codec) and each decoded picture is compared, by SSIM on its Y, U and V planes, with the
+/// YUV 4:2:0 picture the encoder was given for the same timestamp. A frame's score weighs the planes by
+/// their sizes (Y 4, U 1, V 1), as ffmpeg's `ssim` filter's "All" does for yuv420p; the file's score is
+/// the mean over frames weighted by how long each is shown. So it is what the crf controls: the loss of
+/// encoding, not of the RGB to 4:2:0 conversion that every H.264 video of the GIF shares (which no crf
+/// can buy back: uniform noise stays under 0.5 in a yuv444p comparison even at crf 1).
+///
+/// This is the converter's own control signal (`CRFSearch`), not a judgement of the result against what a
+/// browser shows: the tests and benchmarks measure that with independent decoders.
+///
+/// Memory: the source pictures wait here until the decoder returns them, which is the encoder's delay
+/// (lookahead plus B-frames). At most `budgetBytes` of them are kept; pictures that arrive while the budget
+/// is spent are encoded but not measured, which depends only on the encoder's (deterministic) output order.
+final class QualityMeter {
+    static let budgetBytes = 64 << 20
+
+    private let decoder: CodecContext
+    private let picture: Frame
+    private let width: Int, height: Int
+    private var sources: [Int64: (planes: [UInt8], durationMs: Int)] = [:]
+    private var heldBytes = 0
+    private var weightedSum = 0.0
+    private var weight = 0.0
+    /// Frames compared so far.
+    private(set) var measuredFrames = 0
+
+    /// A decoder for the stream `stream` (whose parameters, with the encoder's extradata, the muxer holds).
+    init(stream: UnsafeMutablePointer<AVStream>, width: Int, height: Int) throws {
+        let av = try LibAV.api()
+        decoder = try CodecContext.decoder(for: stream.pointee.codecpar.pointee.codec_id)
+        try LibAV.check(av.avcodec_parameters_to_context(decoder.pointer, stream.pointee.codecpar), "avcodec_parameters_to_context")
+        decoder.pointer.pointee.thread_count = 1
+        decoder.pointer.pointee.time_base = AVRational(num: 1, den: 1000)
+        try decoder.open()
+        picture = try Frame()
+        self.width = width
+        self.height = height
+    }
+
+    /// The SSIM so far (1 before any frame was measured).
+    var ssim: Double { weight > 0 ? weightedSum / weight : 1 }
+
+    /// Keeps a copy of the encoder's input picture (YUV 4:2:0) shown at `pts` for `durationMs`.
+    func keep(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64, durationMs: Int) {
+        let size = width * height + 2 * ((width / 2) * (height / 2))
+        guard heldBytes + size <= Self.budgetBytes else { return }
+        var planes = [UInt8](repeating: 0, count: size)
+        planes.withUnsafeMutableBufferPointer { out in
+            var offset = 0
+            for (plane, w, h) in [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)] {
+                let (data, stride) = Self.plane(frame, plane)
+                for y in 0..<h { (out.baseAddress! + offset + y * w).update(from: data + y * stride, count: w) }
+                offset += w * h
+            }
+        }
+        sources[pts] = (planes, durationMs)
+        heldBytes += size
+    }
+
+    /// Decodes `packet` (nil: the end) and scores every picture the decoder returns.
+    func decode(_ packet: UnsafeMutablePointer<AVPacket>?) throws {
+        let av = try LibAV.api()
+        try LibAV.check(av.avcodec_send_packet(decoder.pointer, packet), "decoding for the quality check")
+        while true {
+            let status = av.avcodec_receive_frame(decoder.pointer, picture.pointer)
+            if status == LibAV.eagain || status == LibAV.eof { return }
+            try LibAV.check(status, "decoding for the quality check")
+            defer { av.av_frame_unref(picture.pointer) }
+            let pts = picture.pointer.pointee.pts == LibAV.noPTS ? picture.pointer.pointee.best_effort_timestamp : picture.pointer.pointee.pts
+            guard let source = sources.removeValue(forKey: pts) else { continue }
+            heldBytes -= source.planes.count
+            let score = compare(source.planes)
+            weightedSum += score * Double(source.durationMs)
+            weight += Double(source.durationMs)
+            measuredFrames += 1
+        }
+    }
+
+    private func compare(_ planes: [UInt8]) -> Double {
+        planes.withUnsafeBufferPointer { src in
+            var offset = 0, sum = 0.0
+            for (plane, w, h, weight) in [(0, width, height, 4.0), (1, width / 2, height / 2, 1.0), (2, width / 2, height / 2, 1.0)] {
+                let (data, stride) = Self.plane(picture.pointer, plane)
+                sum += weight * PlaneSSIM.score(src.baseAddress! + offset, strideA: w, UnsafePointer(data), strideB: stride, width: w, height: h)
+                offset += w * h
+            }
+            return sum / 6
+        }
+    }
+
+    private static func plane(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> (UnsafeMutablePointer<UInt8>, Int) {
+        let (data, lines) = SwsScale.planes(of: frame)
+        return (data[index]!, Int(lines[index]))
+    }
+}
