@@ -21,11 +21,11 @@ struct Convert: ParsableCommand {
     @Argument(help: "GIF, animated WebP or APNG files, or directories.") var inputs: [String]
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: ArgumentHelp("Constant rate factor (lower: better and bigger), used as given for every file.",
-                               discussion: "Without it, each file starts at crf 26 and goes lower when its measured SSIM falls under --min-ssim."))
+                               discussion: "Without it, each file starts at crf 28 and goes lower when its measured SSIM falls under --min-ssim."))
     var crf: Int?
     @Option(help: "Search the crf per file for the smallest video whose SSIM (against its own input frames) is at least this, e.g. 0.98.")
     var targetSsim: Double?
-    @Option(help: "Quality floor for the default crf: files whose SSIM comes out under it are encoded again at a lower crf (default 0.9675).")
+    @Option(help: "Quality floor: files whose SSIM (against their own input frames) comes out under it are encoded again at a lower crf. Default without --crf: 0.97 for animated WebP and APNG, 0.9 for GIF.")
     var minSsim: Double?
     @Option(name: .customLong("x264-params"), help: .hidden) var x264Params: String?
     @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
@@ -45,8 +45,8 @@ struct Convert: ParsableCommand {
         for (name, value) in [("--target-ssim", targetSsim), ("--min-ssim", minSsim)] {
             if let value, !(value > 0 && value < 1) { throw ValidationError("\(name) must be an SSIM between 0 and 1 (exclusive)") }
         }
-        if [crf != nil, targetSsim != nil, minSsim != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --crf, --target-ssim and --min-ssim")
+        if targetSsim != nil && (crf != nil || minSsim != nil) {
+            throw ValidationError("--target-ssim chooses the crf: give it without --crf and --min-ssim")
         }
         if let maxSize = size ?? maxSizeAlias, maxSize < 2 { throw ValidationError("--size must be at least 2") }
         if size != nil && maxSizeAlias != nil { throw ValidationError("--max-size is the old name of --size: give one") }
@@ -159,11 +159,11 @@ extension Convert {
     /// byte-identical whatever the parallelism.
     func conversionOptions(colour: (UInt8, UInt8, UInt8), container: VideoContainer) -> VideoConversionOptions {
         var options = VideoConversionOptions()
-        if let crf {
+        if let crf {  // as given, unless a floor is asked for too (then it is where the floor's search starts)
             options.crf = crf
-            options.minimumSSIM = nil
+            options.automaticFloor = false
         }
-        if let minSsim { options.minimumSSIM = minSsim }
+        options.minimumSSIM = minSsim
         options.targetSSIM = targetSsim
         options.x264Params = x264Params
         options.preset = preset

@@ -4,7 +4,7 @@ import Foundation
 /// of the result against its own input frames (`QualityMeter`), and encode again at another crf while the
 /// rule asks for it.
 ///
-/// - Floor (`VideoConversionOptions.minimumSSIM`, on by default): start at `crf`; while the SSIM is under
+/// - Floor (`VideoConversionOptions.minimumSSIM`, or the format's `defaultFloor`): start at `crf`; while the SSIM is under
 ///   the floor, go lower, to the crf the measurements so far predict for the floor (at most three encodes,
 ///   at most `floorReach` steps down).
 ///   Easy files (logos, flat animation, photos) stay at the default crf; noise and fine detail get the
@@ -15,8 +15,14 @@ import Foundation
 /// Predictions work on SSIM in decibels, -10 log10(1 - SSIM), which falls roughly linearly with the crf.
 /// Every step depends only on the measurements, which are deterministic, so the chosen encode is too.
 public struct CRFSearch: Sendable {
-    /// `minimumSSIM`'s default, on `QualityMeter`'s scale. Chosen by `bench/gif_sweep.py`.
-    public static let defaultFloor = 0.9675
+    /// The floor used when `VideoConversionOptions.minimumSSIM` is not given, on `QualityMeter`'s scale.
+    /// Animated WebP and APNG (true colour, often lossless): 0.97, which takes uniform noise from crf 28
+    /// (0.936 against Pillow at crf 23) to a crf where it holds 0.95 against Pillow. GIF: 0.9, a guard
+    /// only. A GIF's 256-colour dithering reads as noise to SSIM, so a dithered photo measures 0.946 at
+    /// crf 28 and a fine logo 0.973, while the photo is the one that keeps the peer's look (measured
+    /// against ffmpeg's crf 23 recipe with bench/gif_sweep.py): a floor high enough to lift the files that
+    /// fall behind would also spend 2-5x the bytes on dithered photos that do not.
+    public static func defaultFloor(for type: MediaType) -> Double { type == .gif ? 0.9 : 0.97 }
     /// x264's crf range for 8-bit video.
     public static let crfRange = 1...51
     static let floorPasses = 3
@@ -91,7 +97,7 @@ public struct CRFSearch: Sendable {
 
     /// Runs `encode` (one encode at the options' crf, SSIM measured) as the options' rule asks and returns
     /// the chosen result, with its crf, SSIM and the number of encodes.
-    static func run(_ options: VideoConversionOptions, encode: (VideoConversionOptions) throws -> VideoConversionResult) throws
+    static func run(_ options: VideoConversionOptions, type: MediaType, encode: (VideoConversionOptions) throws -> VideoConversionResult) throws
         -> VideoConversionResult
     {
         let rule: Rule
@@ -100,12 +106,13 @@ public struct CRFSearch: Sendable {
             if options.targetSSIM != nil { throw FlipbookError(.invalidArgument, "an SSIM target needs the h264 codec, not \(options.codec)") }
             var fixed = options
             fixed.minimumSSIM = nil
+            fixed.automaticFloor = false
             return try encode(fixed)
         }
         if let target = options.targetSSIM {
             try validate(target, name: "the SSIM target")
             rule = .target(target)
-        } else if let floor = options.minimumSSIM {
+        } else if let floor = options.minimumSSIM ?? (options.automaticFloor ? defaultFloor(for: type) : nil) {
             try validate(floor, name: "the SSIM floor")
             rule = .floor(floor)
         } else {
@@ -116,6 +123,7 @@ public struct CRFSearch: Sendable {
         }
         var search = CRFSearch(rule: rule)
         var pass = options
+        if case .floor(let floor) = rule { pass.minimumSSIM = floor }  // so each encode measures
         var kept: VideoConversionResult?
         var encodes = 0
         while true {

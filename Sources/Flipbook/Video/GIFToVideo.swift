@@ -35,15 +35,18 @@ public enum VideoContainer: String, Sendable {
 
 /// How to convert. Every property documents its default.
 public struct VideoConversionOptions: Sendable {
-    /// Constant rate factor (lower is better quality, bigger): the one used when `minimumSSIM` holds, and
-    /// where `targetSSIM`'s search starts. Default 26 (x264's is 23): flat graphics keep the peer's look
-    /// at 26, and `minimumSSIM` brings the files that do not back.
-    public var crf = 26
-    /// Quality floor. When the video's SSIM against the frames it was made from (`QualityMeter`) is under
-    /// this, the file is encoded again at a lower crf (`CRFSearch`, at most three encodes). nil: `crf` is
-    /// used as it is. Default 0.9675 on `QualityMeter`'s scale (noise and fine pixel art hit it; logos and
-    /// photos stay at `crf`). Ignored when `targetSSIM` is set.
-    public var minimumSSIM: Double? = CRFSearch.defaultFloor
+    /// Constant rate factor (lower is better quality, bigger): the one used when the quality floor holds,
+    /// and where `targetSSIM`'s search starts. Default 28 (x264's is 23): with chroma given 4 QP steps more
+    /// than `tune=animation` gives it (see `FrameEncoder`), GIFs keep about the look of ffmpeg's crf 23
+    /// `-tune animation` recipe at about 0.8x its bytes (`bench/gif_sweep.py`, `make bench-gif`).
+    public var crf = 28
+    /// Quality floor for every format. When the video's SSIM against the frames it was made from
+    /// (`QualityMeter`) is under this, the file is encoded again at a lower crf (`CRFSearch`, at most three
+    /// encodes). nil (the default): `automaticFloor` decides. Ignored when `targetSSIM` is set.
+    public var minimumSSIM: Double?
+    /// With no `minimumSSIM`, use the source format's floor, `CRFSearch.defaultFloor(for:)`: 0.97 for
+    /// animated WebP and APNG, 0.9 for GIF. false: `crf` as it is. Default true.
+    public var automaticFloor = true
     /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
     /// searched per file (bisection, at most six encodes). nil (the default): no search.
     public var targetSSIM: Double?
@@ -113,7 +116,7 @@ public enum GIFToVideo {
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
-        try CRFSearch.run(options) { pass in
+        try CRFSearch.run(options, type: MediaType.sniff(source)) { pass in
             try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: pass)
         }
     }
@@ -273,9 +276,14 @@ struct FrameEncoder {
             // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
             // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset). B-frames cost the
             // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
-            // keyint=600 frames between keyframes (-3% bytes).
-            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high",
-                            "tune": "animation", "x264-params": "keyint=600" + (options.x264Params.map { ":" + $0 } ?? "")]
+            // keyint=600 frames between keyframes (-3% bytes). chroma-qp-offset=-6 (tune animation leaves
+            // x264's -2): scored as a viewer sees colour (yuv444p SSIM against the browser's frames), flat
+            // graphics lose most in chroma, and the extra chroma bits buy more SSIM per byte than a lower
+            // crf does (bench/gif_sweep.py, ffmpeg with these settings against the peer, Pillow reference:
+            // crf 26 with -2 0.84x the bytes, worst GIF -0.012; crf 28 with -4 0.80x, -0.0115; crf 28 with
+            // -6 0.83x, -0.011).
+            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
+                            "x264-params": "keyint=600:chroma-qp-offset=-6" + (options.x264Params.map { ":" + $0 } ?? "")]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:
@@ -367,7 +375,7 @@ struct FrameEncoder {
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))
-        meter?.keep(frame.pointer, pts: Int64(pts), durationMs: max(1, duration))
+        try rgb.withUnsafeBufferPointer { try meter?.keep($0.baseAddress!, pts: Int64(pts), durationMs: max(1, duration)) }
         try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a frame")
         try drain()
     }

@@ -1,12 +1,12 @@
 import CFFmpeg
 
 /// Measures an encode while it runs: every packet the encoder writes is also decoded (libavcodec's own
-/// decoder for the codec) and each decoded picture is compared, by SSIM on its Y, U and V planes, with the
-/// YUV 4:2:0 picture the encoder was given for the same timestamp. A frame's score weighs the planes by
-/// their sizes (Y 4, U 1, V 1), as ffmpeg's `ssim` filter's "All" does for yuv420p; the file's score is
-/// the mean over frames weighted by how long each is shown. So it is what the crf controls: the loss of
-/// encoding, not of the RGB to 4:2:0 conversion that every H.264 video of the GIF shares (which no crf
-/// can buy back: uniform noise stays under 0.5 in a yuv444p comparison even at crf 1).
+/// decoder for the codec), and each decoded picture is compared with the RGB frame the encoder was given for
+/// the same timestamp, the way an independent check compares a video with its source (ffmpeg's `ssim`
+/// filter after `format=yuv420p` on both sides, as Tests/oracle/anim_reference.py does): the decoded
+/// picture goes to RGB and back to YUV 4:2:0 with libswscale's default bicubic filter, the source RGB to YUV
+/// 4:2:0 with the same filter, and the planes are scored by SSIM weighted by their sizes (Y 4, U 1, V 1,
+/// ffmpeg's "All"). The file's score is the mean over frames weighted by how long each is shown.
 ///
 /// This is the converter's own control signal (`CRFSearch`), not a judgement of the result against what a
 /// browser shows: the tests and benchmarks measure that with independent decoders.
@@ -19,6 +19,9 @@ final class QualityMeter {
 
     private let decoder: CodecContext
     private let picture: Frame
+    private let yuv: Frame
+    private let scalers: Scalers
+    private var rgb: [UInt8]
     private let width: Int, height: Int
     private var sources: [Int64: (planes: [UInt8], durationMs: Int)] = [:]
     private var heldBytes = 0
@@ -38,20 +41,42 @@ final class QualityMeter {
         picture = try Frame()
         self.width = width
         self.height = height
+        yuv = try Frame()
+        yuv.pointer.pointee.width = Int32(width)
+        yuv.pointer.pointee.height = Int32(height)
+        yuv.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        try LibAV.check(av.av_frame_get_buffer(yuv.pointer, 0), "av_frame_get_buffer")
+        let (w, h) = (Int32(width), Int32(height))
+        guard let toYUV = av.sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P, Int32(SWS_BICUBIC), nil, nil, nil),
+              let toRGB = av.sws_getContext(w, h, AV_PIX_FMT_YUV420P, w, h, AV_PIX_FMT_RGB24, Int32(SWS_BICUBIC), nil, nil, nil)
+        else { throw FlipbookError(.codec, "cannot create the quality check's converters") }
+        scalers = Scalers(toYUV: toYUV, toRGB: toRGB)
+        rgb = [UInt8](repeating: 0, count: width * height * 3 + FrameEncoder.inputSlack)
+    }
+
+    /// Frees the two converters.
+    final class Scalers {
+        let toYUV: OpaquePointer, toRGB: OpaquePointer
+        init(toYUV: OpaquePointer, toRGB: OpaquePointer) { (self.toYUV, self.toRGB) = (toYUV, toRGB) }
+        deinit {
+            if let av = try? LibAV.api() { av.sws_freeContext(toYUV); av.sws_freeContext(toRGB) }
+        }
     }
 
     /// The SSIM so far (1 before any frame was measured).
     var ssim: Double { weight > 0 ? weightedSum / weight : 1 }
 
-    /// Keeps a copy of the encoder's input picture (YUV 4:2:0) shown at `pts` for `durationMs`.
-    func keep(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64, durationMs: Int) {
+    /// Keeps the encoder's input frame (packed RGB, `width` x `height`, followed by
+    /// `FrameEncoder.inputSlack` bytes), as the reference's YUV 4:2:0, shown at `pts` for `durationMs`.
+    func keep(_ source: UnsafePointer<UInt8>, pts: Int64, durationMs: Int) throws {
         let size = width * height + 2 * ((width / 2) * (height / 2))
         guard heldBytes + size <= Self.budgetBytes else { return }
+        try SwsScale.packed(source, rowBytes: width * 3, height: height, into: yuv.pointer, with: scalers.toYUV)
         var planes = [UInt8](repeating: 0, count: size)
         planes.withUnsafeMutableBufferPointer { out in
             var offset = 0
             for (plane, w, h) in [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)] {
-                let (data, stride) = Self.plane(frame, plane)
+                let (data, stride) = Self.plane(yuv.pointer, plane)
                 for y in 0..<h { (out.baseAddress! + offset + y * w).update(from: data + y * stride, count: w) }
                 offset += w * h
             }
@@ -72,6 +97,11 @@ final class QualityMeter {
             let pts = picture.pointer.pointee.pts == LibAV.noPTS ? picture.pointer.pointee.best_effort_timestamp : picture.pointer.pointee.pts
             guard let source = sources.removeValue(forKey: pts) else { continue }
             heldBytes -= source.planes.count
+            try rgb.withUnsafeMutableBufferPointer { out in
+                try SwsScale.frame(picture.pointer, sourceHeight: height, into: out.baseAddress!, rowBytes: width * 3,
+                                   expectedRows: height, with: scalers.toRGB)
+                try SwsScale.packed(out.baseAddress!, rowBytes: width * 3, height: height, into: yuv.pointer, with: scalers.toYUV)
+            }
             let score = compare(source.planes)
             weightedSum += score * Double(source.durationMs)
             weight += Double(source.durationMs)
@@ -83,7 +113,7 @@ final class QualityMeter {
         planes.withUnsafeBufferPointer { src in
             var offset = 0, sum = 0.0
             for (plane, w, h, weight) in [(0, width, height, 4.0), (1, width / 2, height / 2, 1.0), (2, width / 2, height / 2, 1.0)] {
-                let (data, stride) = Self.plane(picture.pointer, plane)
+                let (data, stride) = Self.plane(yuv.pointer, plane)
                 sum += weight * PlaneSSIM.score(src.baseAddress! + offset, strideA: w, UnsafePointer(data), strideB: stride, width: w, height: h)
                 offset += w * h
             }
