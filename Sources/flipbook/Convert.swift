@@ -25,7 +25,7 @@ struct Convert: ParsableCommand {
     var crf: Int?
     @Option(help: "Search the crf per file for the smallest video whose SSIM (against its own input frames) is at least this, e.g. 0.98.")
     var targetSsim: Double?
-    @Option(help: "Quality floor: files whose SSIM (against their own input frames) comes out under it are encoded again at a lower crf. Default without --crf: 0.97 for animated WebP and APNG, 0.9 for GIF.")
+    @Option(help: "Quality floor: files whose SSIM (against their own input frames) comes out under it are encoded again at a lower crf. Default without --crf: 0.97 for animated WebP and APNG, 0.955 for GIF.")
     var minSsim: Double?
     @Option(name: .customLong("x264-params"), help: .hidden) var x264Params: String?
     @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"

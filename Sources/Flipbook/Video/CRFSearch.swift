@@ -6,7 +6,7 @@ import Foundation
 ///
 /// - Floor (`VideoConversionOptions.minimumSSIM`, or the format's `defaultFloor`): start at `crf`; while the SSIM is under
 ///   the floor, go lower, to the crf the measurements so far predict for the floor (at most three encodes,
-///   at most `floorReach` steps down).
+///   at most `reach` steps down).
 ///   Easy files (logos, flat animation, photos) stay at the default crf; noise and fine detail get the
 ///   bits they need.
 /// - Target (`targetSSIM`): the largest crf from 1 to 51 whose SSIM reaches the target, bracketed from
@@ -17,27 +17,31 @@ import Foundation
 public struct CRFSearch: Sendable {
     /// The floor used when `VideoConversionOptions.minimumSSIM` is not given, on `QualityMeter`'s scale.
     /// Animated WebP and APNG (true colour, often lossless): 0.97, which takes uniform noise from crf 28
-    /// (0.936 against Pillow at crf 23) to a crf where it holds 0.95 against Pillow. GIF: 0.9, a guard
-    /// only. A GIF's 256-colour dithering reads as noise to SSIM, so a dithered photo measures 0.946 at
-    /// crf 28 and a fine logo 0.973, while the photo is the one that keeps the peer's look (measured
-    /// against ffmpeg's crf 23 recipe with bench/gif_sweep.py): a floor high enough to lift the files that
-    /// fall behind would also spend 2-5x the bytes on dithered photos that do not.
-    public static func defaultFloor(for type: MediaType) -> Double { type == .gif ? 0.9 : 0.97 }
+    /// (0.936 against Pillow at crf 23) to a crf where it holds 0.95 against Pillow. GIF: 0.955, with a
+    /// reach of 3 crf steps (`floorReach(for:)`): it lifts smooth photographic GIFs whose luma suffers at
+    /// crf 28 (moon_impact.gif measures 0.9485 there, 0.015 under the peer in the browser), while a GIF's
+    /// dithering, which reads as noise to SSIM (a dithered photo loop measures 0.946 and still keeps the
+    /// peer's look), costs at most 3 steps.
+    public static func defaultFloor(for type: MediaType) -> Double { type == .gif ? 0.955 : 0.97 }
+
+    /// How many crf steps under the starting crf the default floor may go.
+    static func floorReach(for type: MediaType) -> Int { type == .gif ? 3 : 10 }
+
     /// x264's crf range for 8-bit video.
     public static let crfRange = 1...51
     static let floorPasses = 3
-    /// The floor never takes a file more than this many steps under the starting crf (x264's file size
-    /// roughly doubles every 6 steps): content whose SSIM stays low at any crf gets the best of that range.
-    static let floorReach = 10
     static let targetPasses = 6
     /// dB per crf step before two measurements give the file's own slope.
     static let defaultSlope = -0.3
 
     enum Rule { case floor(Double), target(Double) }
     let rule: Rule
+    /// The floor never takes a file more than this many steps under the starting crf (x264's file size
+    /// roughly doubles every 6 steps): content whose SSIM stays low at any crf gets the best of that range.
+    let reach: Int
     private(set) var trials: [(crf: Int, ssim: Double)] = []
 
-    init(rule: Rule) { self.rule = rule }
+    init(rule: Rule, reach: Int = 10) { (self.rule, self.reach) = (rule, reach) }
 
     static func decibels(_ ssim: Double) -> Double { -10 * log10(max(1e-10, 1 - ssim)) }
 
@@ -77,7 +81,7 @@ public struct CRFSearch: Sendable {
         case .floor:
             if !passing.isEmpty || trials.count >= Self.floorPasses { return nil }
             let lowest = failing.min()!
-            let bottom = max(Self.crfRange.lowerBound, trials[0].crf - Self.floorReach)
+            let bottom = max(Self.crfRange.lowerBound, trials[0].crf - reach)
             guard lowest > bottom else { return nil }
             return max(bottom, min(lowest - 1, predicted()))
         case .target:
@@ -121,7 +125,7 @@ public struct CRFSearch: Sendable {
         guard crfRange.contains(options.crf) else {
             throw FlipbookError(.invalidArgument, "crf must be \(crfRange.lowerBound) to \(crfRange.upperBound), not \(options.crf)")
         }
-        var search = CRFSearch(rule: rule)
+        var search = CRFSearch(rule: rule, reach: options.minimumSSIM == nil ? floorReach(for: type) : 10)
         var pass = options
         if case .floor(let floor) = rule { pass.minimumSSIM = floor }  // so each encode measures
         var kept: VideoConversionResult?
