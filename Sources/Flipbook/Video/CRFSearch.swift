@@ -27,6 +27,13 @@ public struct CRFSearch: Sendable {
     /// How many crf steps under the starting crf the default floor may go.
     static func floorReach(for type: MediaType) -> Int { type == .gif ? 3 : 10 }
 
+    /// The least SSIM gain, in dB per crf step, for which the default floor keeps a lower-crf encode that
+    /// still misses the floor. GIF: 0.4. Measured from crf 28: moon_impact.gif gains 0.64 dB a step (and
+    /// passes), while dithered or noisy GIFs gain 0.02-0.31 (photo-loop 0.19, partial_gif_decode 0.31,
+    /// dispose_bgnd_transparency 0.02) and keep the peer's look at crf 28 anyway; they keep the first
+    /// encode. Other formats: 0 (noise WebP gains 0.35 and needs it).
+    static func minimumGain(for type: MediaType) -> Double { type == .gif ? 0.4 : 0 }
+
     /// x264's crf range for 8-bit video.
     public static let crfRange = 1...51
     static let floorPasses = 3
@@ -39,9 +46,11 @@ public struct CRFSearch: Sendable {
     /// The floor never takes a file more than this many steps under the starting crf (x264's file size
     /// roughly doubles every 6 steps): content whose SSIM stays low at any crf gets the best of that range.
     let reach: Int
+    /// dB per crf step under which a failing lower-crf trial is not worth its bytes (floor only).
+    let minimumGain: Double
     private(set) var trials: [(crf: Int, ssim: Double)] = []
 
-    init(rule: Rule, reach: Int = 10) { (self.rule, self.reach) = (rule, reach) }
+    init(rule: Rule, reach: Int = 10, minimumGain: Double = 0) { (self.rule, self.reach, self.minimumGain) = (rule, reach, minimumGain) }
 
     static func decibels(_ ssim: Double) -> Double { -10 * log10(max(1e-10, 1 - ssim)) }
 
@@ -79,7 +88,7 @@ public struct CRFSearch: Sendable {
         let failing = trials.filter { $0.ssim < goal }.map(\.crf)
         switch rule {
         case .floor:
-            if !passing.isEmpty || trials.count >= Self.floorPasses { return nil }
+            if !passing.isEmpty || trials.count >= Self.floorPasses || !gainsEnough { return nil }
             let lowest = failing.min()!
             let bottom = max(Self.crfRange.lowerBound, trials[0].crf - reach)
             guard lowest > bottom else { return nil }
@@ -93,9 +102,17 @@ public struct CRFSearch: Sendable {
         }
     }
 
-    /// The trial to keep: the largest crf that meets the goal, else the best-scoring one.
+    /// Whether the latest trial gained at least `minimumGain` dB per crf step over the first.
+    var gainsEnough: Bool {
+        guard trials.count > 1, let first = trials.first, let last = trials.last, last.crf != first.crf else { return true }
+        return (Self.decibels(last.ssim) - Self.decibels(first.ssim)) / Double(first.crf - last.crf) >= minimumGain
+    }
+
+    /// The trial to keep: the largest crf that meets the goal; else the best-scoring one, or for a floor
+    /// whose lower crf gained too little, the first.
     var chosen: Int {
         if let best = trials.filter({ $0.ssim >= goal }).map(\.crf).max() { return best }
+        if case .floor = rule, !gainsEnough { return trials[0].crf }
         return trials.max { $0.ssim < $1.ssim }!.crf
     }
 
@@ -125,7 +142,9 @@ public struct CRFSearch: Sendable {
         guard crfRange.contains(options.crf) else {
             throw FlipbookError(.invalidArgument, "crf must be \(crfRange.lowerBound) to \(crfRange.upperBound), not \(options.crf)")
         }
-        var search = CRFSearch(rule: rule, reach: options.minimumSSIM == nil ? floorReach(for: type) : 10)
+        let automatic = options.minimumSSIM == nil
+        var search = CRFSearch(rule: rule, reach: automatic ? floorReach(for: type) : 10,
+                               minimumGain: automatic ? minimumGain(for: type) : 0)
         var pass = options
         if case .floor(let floor) = rule { pass.minimumSSIM = floor }  // so each encode measures
         var kept: VideoConversionResult?
