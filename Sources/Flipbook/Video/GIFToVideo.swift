@@ -45,7 +45,8 @@ public struct VideoConversionOptions: Sendable {
     /// encodes). nil (the default): `automaticFloor` decides. Ignored when `targetSSIM` is set.
     public var minimumSSIM: Double?
     /// With no `minimumSSIM`, use the source format's floor, `CRFSearch.defaultFloor(for:)`: 0.97 for
-    /// animated WebP and APNG, 0.955 for GIF (at most 3 crf steps down). false: `crf` as it is. Default true.
+    /// animated WebP and APNG, 0.955 for GIF (at most 3 crf steps down, and only while a step gains
+    /// `CRFSearch.minimumGain(for:)`). false: `crf` as it is. Default true.
     public var automaticFloor = true
     /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
     /// searched per file (bisection, at most six encodes). nil (the default): no search.
