@@ -16,6 +16,9 @@ struct ReportLine: Sendable {
     var encodedFrames: Int?
     var durationMs: Int?
     var loopCount: Int?
+    /// The crf of the encode written and its SSIM against its own input frames (when measured).
+    var crf: Int?
+    var ssim: Double?
     var milliseconds = 0
 
     var ratio: Double? {
@@ -30,7 +33,8 @@ struct ReportLine: Sendable {
         return "{\"input\":\(s(input)),\"output\":\(s(output)),\"status\":\(s(status)),\"error\":\(s(error)),"
             + "\"note\":\(s(note)),\"inputBytes\":\(n(inputBytes)),\"outputBytes\":\(n(outputBytes)),\"ratio\":\(r),"
             + "\"frames\":\(n(frames)),\"encodedFrames\":\(n(encodedFrames)),\"durationMs\":\(n(durationMs)),"
-            + "\"loopCount\":\(n(loopCount)),\"ms\":\(milliseconds)}"
+            + "\"loopCount\":\(n(loopCount)),\"crf\":\(n(crf)),\"ssim\":\(ssim.map { String(Double(Int($0 * 10000)) / 10000) } ?? "null"),"
+            + "\"ms\":\(milliseconds)}"
     }
 }
 

@@ -20,7 +20,14 @@ struct Convert: ParsableCommand {
 
     @Argument(help: "GIF, animated WebP or APNG files, or directories.") var inputs: [String]
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
-    @Option(help: "Constant rate factor (lower: better and bigger).") var crf = 23
+    @Option(help: ArgumentHelp("Constant rate factor (lower: better and bigger), used as given for every file.",
+                               discussion: "Without it, each file starts at crf 23 and goes lower when its measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
+    var crf: Int?
+    @Option(help: "Search the crf per file for the smallest video whose SSIM (against its own input frames) is at least this, e.g. 0.98.")
+    var targetSsim: Double?
+    @Option(help: "Quality floor: files whose SSIM (against their own input frames) comes out under it are encoded again at a lower crf. Default without --crf: 0.97 for animated WebP and APNG, none for GIF.")
+    var minSsim: Double?
+    @Option(name: .customLong("x264-params"), help: .hidden) var x264Params: String?
     @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
     @Option(help: "Longer side at most N pixels, never enlarged (default: the GIF's own size).") var size: Int?
     @Option(name: .customLong("max-size"), help: .hidden) var maxSizeAlias: Int?
@@ -34,7 +41,13 @@ struct Convert: ParsableCommand {
     @Flag(help: "Also write a JPEG poster (first frame) beside each video.") var poster = false
 
     func validate() throws {
-        guard (0...63).contains(crf) else { throw ValidationError("--crf must be 0 to 63") }
+        if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be 0 to 63") }
+        for (name, value) in [("--target-ssim", targetSsim), ("--min-ssim", minSsim)] {
+            if let value, !(value > 0 && value < 1) { throw ValidationError("\(name) must be an SSIM between 0 and 1 (exclusive)") }
+        }
+        if targetSsim != nil && (crf != nil || minSsim != nil) {
+            throw ValidationError("--target-ssim chooses the crf: give it without --crf and --min-ssim")
+        }
         if let maxSize = size ?? maxSizeAlias, maxSize < 2 { throw ValidationError("--size must be at least 2") }
         if size != nil && maxSizeAlias != nil { throw ValidationError("--max-size is the old name of --size: give one") }
         guard Self.parseColour(background) != nil else { throw ValidationError("--background takes #RRGGBB") }
@@ -95,6 +108,8 @@ struct Convert: ParsableCommand {
                         line.encodedFrames = result.encodedFrames
                         line.durationMs = result.durationMs
                         line.loopCount = result.loopCount
+                        line.crf = result.crf
+                        line.ssim = result.measuredSSIM
                         if keep && result.outputBytes >= source.count {
                             // The original, under its own extension: .gif, .webp or .png.
                             let gifCopy = ConversionPlan.keptCopy(of: job.output, input: job.input)
@@ -144,7 +159,13 @@ extension Convert {
     /// byte-identical whatever the parallelism.
     func conversionOptions(colour: (UInt8, UInt8, UInt8), container: VideoContainer) -> VideoConversionOptions {
         var options = VideoConversionOptions()
-        options.crf = crf
+        if let crf {  // as given, unless a floor is asked for too (then it is where the floor's search starts)
+            options.crf = crf
+            options.automaticFloor = false
+        }
+        options.minimumSSIM = minSsim
+        options.targetSSIM = targetSsim
+        options.x264Params = x264Params
         options.preset = preset
         options.maxSize = size ?? maxSizeAlias
         options.background = (colour.0, colour.1, colour.2)

@@ -19,6 +19,8 @@ final class FrameEncoder {
     private var hasHeld = false
     private var durations: [Int64: Int64] = [:]
     private let container: VideoContainer
+    /// Decodes what is written and scores it against the input, when asked for (`measure`).
+    let meter: QualityMeter?
 
     /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
     /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
@@ -36,7 +38,7 @@ final class FrameEncoder {
         #endif
     }()
 
-    init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?) throws {
+    init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
         Self.zeroNewHeapBlocks
         let av = try LibAV.api()
         self.width = width
@@ -75,9 +77,12 @@ final class FrameEncoder {
             // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
             // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset). B-frames cost the
             // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
-            // keyint=600 frames between keyframes (-3% bytes).
-            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high",
-                            "tune": "animation", "x264-params": "keyint=600"]
+            // keyint=600 frames between keyframes (-3% bytes). Measured and not the default (bench/gif_sweep.py,
+            // ffmpeg with these settings against the peer, Pillow reference): chroma-qp-offset=-6 at crf 28
+            // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
+            // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
+            codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
+                            "x264-params": "keyint=600" + (options.x264Params.map { ":" + $0 } ?? "")]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:
@@ -100,6 +105,7 @@ final class FrameEncoder {
         if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
         try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
+        meter = measure ? try QualityMeter(stream: stream, width: paddedWidth, height: paddedHeight) : nil
 
         scaler = try SwsScaler(sourceWidth: Int32(paddedWidth), sourceHeight: Int32(paddedHeight), sourceFormat: AV_PIX_FMT_RGB24,
                                width: Int32(paddedWidth), height: Int32(paddedHeight), format: AV_PIX_FMT_YUV420P,
@@ -166,6 +172,7 @@ final class FrameEncoder {
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))
+        try rgb.withUnsafeBufferPointer { try meter?.keep($0.baseAddress!, pts: Int64(pts), durationMs: max(1, duration)) }
         try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a frame")
         try drain()
     }
@@ -181,6 +188,7 @@ final class FrameEncoder {
             try LibAV.check(status, "encoding")
             let p = packet.pointer
             p.pointee.duration = durations.removeValue(forKey: p.pointee.pts) ?? 0
+            try meter?.decode(p)
             if hasHeld { try write(held.pointer) }
             av.av_packet_move_ref(held.pointer, p)
             hasHeld = true
@@ -206,6 +214,7 @@ final class FrameEncoder {
             try write(p)
             hasHeld = false
         }
+        try meter?.decode(nil)
         var bytes = try muxer.finish()
         if container == .mp4 { MP4Duration.set(&bytes, milliseconds: endMs) }
         return bytes

@@ -9,11 +9,15 @@ public enum GIFToVideo {
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
-        try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: options)
+        try CRFSearch.run(options, type: MediaType.sniff(source)) { pass in
+            try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: pass)
+        }
     }
 
-    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees.
-    /// `inputBytes` is the source file's size, for the result's ratio.
+    /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees, in one encode
+    /// at `options.crf` (a source is read once: the crf search of `minimumSSIM` / `targetSSIM` needs the
+    /// `ByteSource` variant). The SSIM is measured when either is set. `inputBytes` is the source file's
+    /// size, for the result's ratio.
     public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
         throws -> VideoConversionResult
     {
@@ -29,7 +33,8 @@ public enum GIFToVideo {
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
-                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount)
+                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount,
+                                           measure: options.minimumSSIM != nil || options.targetSSIM != nil)
             }
             gifFrames += 1
             endMs = frame.presentationTimeMs + frame.durationMs
@@ -62,7 +67,8 @@ public enum GIFToVideo {
         return VideoConversionResult(
             data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
             loopCount: info.loopCount, hadTransparency: info.hasAlpha, width: size.width, height: size.height,
-            encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings)
+            encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings,
+            crf: options.crf, measuredSSIM: enc.meter?.ssim)
     }
 }
 

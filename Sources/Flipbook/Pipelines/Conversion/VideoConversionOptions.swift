@@ -1,7 +1,21 @@
 /// How to convert. Every property documents its default.
 public struct VideoConversionOptions: Sendable {
-    /// Constant rate factor (lower is better quality, bigger). Default 23, as x264's.
+    /// Constant rate factor (lower is better quality, bigger): the one used when the quality floor holds,
+    /// and where `targetSSIM`'s search starts. Default 23, as x264's. (crf 28 with a chroma QP offset of -6
+    /// and a GIF floor measured 0.81x the peer's bytes at its mean quality, but cost pixel art 3.6
+    /// SSIMULACRA2 points; see the README's GIF to MP4 section.)
     public var crf = 23
+    /// Quality floor for every format. When the video's SSIM against the frames it was made from
+    /// (`QualityMeter`) is under this, the file is encoded again at a lower crf (`CRFSearch`, at most three
+    /// encodes). nil (the default): `automaticFloor` decides. Ignored when `targetSSIM` is set.
+    public var minimumSSIM: Double?
+    /// With no `minimumSSIM`, use the source format's floor, `CRFSearch.defaultFloor(for:)`: 0.97 for
+    /// animated WebP and APNG, none for GIF (a GIF's 256 colours hold at crf 23, and measuring costs a
+    /// decode). false: `crf` as it is. Default true.
+    public var automaticFloor = true
+    /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
+    /// searched per file (bisection, at most six encodes). nil (the default): no search.
+    public var targetSSIM: Double?
     /// Encoder speed preset. Default "medium", as x264's.
     public var preset = "medium"
     /// Scale the longer side down while decoding so that no side of the video (padded to even) is over this
@@ -19,6 +33,9 @@ public struct VideoConversionOptions: Sendable {
     public var threads = 0
     /// Also produce a JPEG of the first frame at this quality (nil: no poster). Default nil.
     public var posterQuality: Int?
+    /// More x264 settings ("key=value:key=value"), after Flipbook's own, for measuring alternatives
+    /// (`bench/gif_sweep.py`). Default nil.
+    public var x264Params: String?
     /// Decoder limits (canvas, frames, total pixels, cancellation).
     public var decode = GIFDecodeOptions()
 

@@ -27,4 +27,10 @@ public struct VideoConversionResult: Sendable {
     public var poster: [UInt8]?
     /// Decoder warnings (a truncated GIF converts the frames it has).
     public var warnings: [String]
+    /// The crf of the encode kept.
+    public var crf = 0
+    /// Its SSIM against the frames it was made from (`QualityMeter`), when measured.
+    public var measuredSSIM: Double?
+    /// Encodes run to choose the crf (1 without a search).
+    public var encodes = 1
 }
