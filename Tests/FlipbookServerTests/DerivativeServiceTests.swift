@@ -9,6 +9,9 @@ import Testing
     final class Events: Sendable {
         let jobs = Mutex<[(kind: String, failed: Bool)]>([])
     }
+    final class Flag: Sendable {
+        let isSet = Mutex(false)
+    }
 
     @Test func aJobNobodyWaitsForIsCancelledBetweenFrames() async throws {
         let root = try Env.makeRoot("cancel")
@@ -22,11 +25,20 @@ import Testing
             if case .job(let kind, _, let failed) = event { events.jobs.withLock { $0.append((kind, failed)) } }
         }
         let task = Task { try await service.derivative(DerivativeRequest(path: "long.gif", operation: .mp4(maxSize: nil))) }
-        // Waits for the job to be on the worker (a loaded machine can take seconds to open the GIF).
-        for _ in 0..<6000 where service.queueDepth.running == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(service.queueDepth.running == 1)
-        task.cancel()
+        // Cancels as soon as the job is on the worker. The wait runs on a thread of its own: on the cooperative
+        // pool, other suites' blocking calls (make test runs them in parallel) can hold this test back for
+        // longer than the whole conversion takes, and the cancel would arrive after the job had finished.
+        let sawRunning = Flag()
+        let canceller = Thread {
+            for _ in 0..<600_000 where service.queueDepth.running == 0 { usleep(100) }
+            let running = service.queueDepth.running == 1
+            sawRunning.isSet.withLock { $0 = running }
+            task.cancel()
+        }
+        canceller.start()
         await #expect(throws: CancellationError.self) { try await task.value }
+        let started = sawRunning.isSet.withLock { $0 }
+        #expect(started, "the job never started on the worker")
         // The worker stops at the next frame: the job ends failed, long before the 200 frames are encoded.
         // How soon is a bench figure; here the job must end failed (cancelled), not as a finished encode.
         for _ in 0..<60000 where service.queueDepth.running > 0 { try await Task.sleep(for: .milliseconds(10)) }
