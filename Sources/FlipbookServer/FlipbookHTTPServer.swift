@@ -293,7 +293,7 @@ public final class FlipbookHTTPServer: Sendable {
 
     /// A JSON error response `{"error": code, "message": ...}`.
     static func error(_ status: Int, _ code: String, _ message: String) -> Response {
-        let json = "{\"error\": \(jsonString(code)), \"message\": \(jsonString(message))}\n"
+        let json = "{\"error\": \(JSON.string(code)), \"message\": \(JSON.string(message))}\n"
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
@@ -336,27 +336,6 @@ public final class FlipbookHTTPServer: Sendable {
             logger.error("internal error: \(error)")
             return Self.error(500, "internal", "internal error")
         }
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 
     /// The target for a log line: control characters escaped, at most 300 characters.
