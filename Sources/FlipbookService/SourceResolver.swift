@@ -20,7 +20,7 @@ extension DerivativeService {
         var size: Int
 
         /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
-        var encodedPath: String { segments.map(DerivativeService.percentEncode).joined(separator: "/") }
+        var encodedPath: String { URLPath.encode(segments) }
 
         init(path: String, segments: [String], info: stat) {
             self.path = path
@@ -79,21 +79,5 @@ extension DerivativeService {
             throw DerivativeServiceError.notFound("no such file")
         }
         return ResolvedSource(path: real, segments: segments, info: info)
-    }
-
-    /// RFC 3986 unreserved characters stay; every other byte becomes %XX.
-    static func percentEncode(_ segment: String) -> String {
-        var out = ""
-        for byte in segment.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF")
-                out += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
-            }
-        }
-        return out
     }
 }
