@@ -16,11 +16,11 @@ enum PosterExtractor {
         let pastEnd = reader.durationSeconds > 0 && target >= reader.durationSeconds
         if pastEnd { target = max(0, reader.durationSeconds - 2) }  // decode the tail and keep the last frame
         // The fast path's usual answer is the keyframe the seek lands on: decode just that one first (1080p
-        // H.264 with B-frames: 8.5 MB less at the peak). A uniform one falls through to the search below.
+        // H.264 with B-frames: 8.5 MB less at the peak), judged by a selector of its own so the search below
+        // starts afresh (its frame counts and fallback untouched) when the keyframe is uniform.
         if !options.exact, !options.representative, !pastEnd, let key = try reader.keyframe(at: target) {
-            guard options.skipUniformFrames else { return try reader.renderer.render(key.pointer) }
-            let (signature, image) = try FrameSignature.of(key.pointer) { try reader.renderer.render(key.pointer) }
-            if !signature.isUniform() { return try image ?? reader.renderer.render(key.pointer) }
+            let quick = try PosterSelector(options: options, target: target, renderer: reader.renderer)
+            if try quick.offer(key.pointer, seconds: nil), let poster = try quick.poster() { return poster }
         }
         let last = try Frame()
         var haveLast = false
