@@ -22,17 +22,24 @@ cmds = {
     "after": [after, "poster", video, "-o", os.path.join(out, "b.jpg"), "--size", "256"],
     "ffmpegthumbnailer": ["ffmpegthumbnailer", "-i", video, "-o", os.path.join(out, "c.jpg"), "-s", "256"],
 }
+
+
+def medians(commands, runs, orders):
+    """Runs each command `runs` times (after one warm-up round), in the order `orders(i)` gives for round i;
+    returns each one's median (wall ms, peak RSS MB)."""
+    results = {k: [] for k in commands}
+    for i in range(runs + 1):
+        for name in orders(i):
+            t, rss, code = run(commands[name])
+            if code != 0:
+                sys.exit(f"{name} exited {code}")
+            if i > 0:
+                results[name].append((t, rss))
+    return {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
+
+
 names = list(cmds)
-results = {k: [] for k in names}
-for i in range(runs + 1):
-    order = names[i % 3:] + names[:i % 3]
-    for name in order:
-        t, rss, code = run(cmds[name])
-        if code != 0:
-            sys.exit(f"{name} exited {code}")
-        if i > 0:
-            results[name].append((t, rss))
-med = {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
+med = medians(cmds, runs, lambda i: names[i % 3:] + names[:i % 3])
 peer = med["ffmpegthumbnailer"]
 print(f"1080p 60 s H.264 poster, 256 px, median of {runs} alternating runs")
 for k in names:
@@ -45,14 +52,6 @@ if os.path.exists(clip):
         "poster": [after, "poster", clip, "-o", os.path.join(out, "p8k.jpg"), "--size", "256"],
         "storyboard": [after, "storyboard", clip, "-o", os.path.join(out, "sb8k"), "--count", "10"],
     }
-    times = {k: [] for k in pair}
-    for i in range(runs + 1):
-        for name in (("poster", "storyboard") if i % 2 == 0 else ("storyboard", "poster")):
-            t, rss, code = run(pair[name])
-            if code != 0:
-                sys.exit(f"{name} exited {code}")
-            if i > 0:
-                times[name].append((t, rss))
-    m = {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in times.items()}
+    m = medians(pair, runs, lambda i: ("poster", "storyboard") if i % 2 == 0 else ("storyboard", "poster"))
     print(f"8K HEVC, 8 frames (after): storyboard --count 10 {m['storyboard'][0]:.1f} ms, {m['storyboard'][1]:.1f} MB; "
           f"poster {m['poster'][0]:.1f} ms, {m['poster'][1]:.1f} MB; storyboard/poster {m['storyboard'][0] / m['poster'][0]:.2f}x")
