@@ -241,7 +241,7 @@ public final class DerivativeService: Sendable {
         throws -> (bytes: [UInt8], contentType: String)
     {
         let file = try FileByteSource(path: source.path)
-        try configuration.limits.checkBytesPublic(file.count)
+        try configuration.limits.checkBytes(file.count)
         let media = MediaInput(source: file, name: source.encodedPath, limits: configuration.limits)
         let isCancelled: @Sendable () -> Bool = { token.isCancelled }
         switch operation {
@@ -302,8 +302,8 @@ public final class DerivativeService: Sendable {
         var options = VideoConversionOptions()
         options.maxSize = maxSize
         options.threads = configuration.encoderThreads
-        options.decode.maxFrames = configuration.maxGIFFrames
-        options.decode.maxCanvasPixels = min(options.decode.maxCanvasPixels, configuration.limits.maxPixels)
+        options.decode.limits = configuration.limits
+        options.decode.limits.maxFrames = configuration.maxGIFFrames
         options.decode.isCancelled = isCancelled
         return try GIFToVideo.convert(media.source, options: options).data
     }
@@ -333,15 +333,6 @@ public final class DerivativeService: Sendable {
         case .webm: "video/webm"
         case .matroska: "video/x-matroska"
         default: "application/octet-stream"
-        }
-    }
-}
-
-extension Limits {
-    /// `checkBytes` is internal to the library; the same rule, for the service.
-    func checkBytesPublic(_ count: Int) throws {
-        if count > maxInputBytes {
-            throw FlipbookError(.limitExceeded, "input is \(count) bytes, over the \(maxInputBytes)-byte limit")
         }
     }
 }

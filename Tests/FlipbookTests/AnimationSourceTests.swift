@@ -265,7 +265,7 @@ enum AnimReference {
     func limitsAreCheckedFromHeaders() throws {
         let fixtures = try AnimReference.fixtures()
         for path in [Corpus.file("webp/pillow/iss634.webp"), fixtures.path("compose.png"), fixtures.path("compose.webp")] {
-            for limits in [AnimationLimits(maxCanvasPixels: 1000), AnimationLimits(maxFrames: 2), AnimationLimits(maxDurationMs: 200)] {
+            for limits in [Limits(maxCanvasPixels: 1000), Limits(maxFrames: 2), Limits(maxDurationMs: 200)] {
                 do {
                     _ = try FrameSources.open(try FileByteSource(path: path), limits: limits)
                     Issue.record("\(path) was accepted under \(limits)")

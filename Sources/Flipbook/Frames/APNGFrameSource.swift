@@ -16,7 +16,7 @@ final class APNGFrameSource: FrameSource {
     private let isCancelled: (@Sendable () -> Bool)?
 
     /// Scans the chunk headers and checks `limits` (canvas, frames, duration) before allocating anything.
-    init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), strict: Bool = false,
+    init(source: any ByteSource, limits: Limits = Limits(), strict: Bool = false,
                 isCancelled: (@Sendable () -> Bool)? = nil) throws {
         self.source = source
         self.strict = strict

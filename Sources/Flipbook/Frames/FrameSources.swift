@@ -4,11 +4,12 @@ public enum FrameSources {
     public static func accepts(_ type: MediaType) -> Bool { [.gif, .animatedWebP, .apng].contains(type) }
 
     /// A frame source for `source`: GIF, animated WebP or APNG (sniffed from its bytes). Reads and checks
-    /// the headers; throws `.unsupported` for anything else. `decode` carries the GIF decoder's options
-    /// (strictness, cancellation); its canvas and frame limits apply to every format.
+    /// the headers against `limits` (canvas, frames, duration) before allocating; throws `.unsupported`
+    /// for anything else. `decode` carries the GIF decoder's options (strictness, cancellation); with no
+    /// `limits`, `decode.limits` apply to every format.
     public static func open(_ source: any ByteSource, decode: GIFDecodeOptions = GIFDecodeOptions(),
-                            limits: AnimationLimits? = nil) throws -> any FrameSource {
-        let limits = limits ?? AnimationLimits(maxCanvasPixels: decode.maxCanvasPixels, maxFrames: decode.maxFrames)
+                            limits: Limits? = nil) throws -> any FrameSource {
+        let limits = limits ?? decode.limits
         switch MediaType.sniff(source) {
         case .gif: return try GIFFrameSource(source: source, options: decode, limits: limits)
         case .animatedWebP: return try WebPFrameSource(source: source, limits: limits, isCancelled: decode.isCancelled)

@@ -7,10 +7,9 @@ final class GIFFrameSource: FrameSource {
     private let decoder: GIFDecoder
 
     /// Scans the GIF's blocks (no pixel decoding), checks `limits`, then opens the decoder.
-    init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions(), limits: AnimationLimits = AnimationLimits()) throws {
+    init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions(), limits: Limits = Limits()) throws {
         var options = options
-        options.maxCanvasPixels = min(options.maxCanvasPixels, limits.maxCanvasPixels)
-        options.maxFrames = min(options.maxFrames, limits.maxFrames)
+        options.limits = limits
         options.maxPixelSize = nil  // the canvas at full size; callers scale
         let scan = try GIFDecoder.info(source: source, options: options)
         gifInfo = scan

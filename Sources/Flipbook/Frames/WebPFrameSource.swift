@@ -11,7 +11,7 @@ final class WebPFrameSource: FrameSource {
     private let isCancelled: (@Sendable () -> Bool)?
 
     /// Reads the headers through the demuxer and checks `limits` before the animation decoder allocates.
-    init(source: any ByteSource, limits: AnimationLimits = AnimationLimits(), isCancelled: (@Sendable () -> Bool)? = nil) throws {
+    init(source: any ByteSource, limits: Limits = Limits(), isCancelled: (@Sendable () -> Bool)? = nil) throws {
         bytes = try WebPBytes(source)
         let header = try WebPDemuxerHandle(bytes).header()
         guard header.width > 0, header.height > 0, header.frames > 0 else {

@@ -54,8 +54,8 @@ package final class GIFDecoder {
         return Int(blocks[1][1]) | Int(blocks[1][2]) << 8
     }
 
-    /// Opens the GIF and reads its header. Throws if the canvas is over `options.maxCanvasPixels`, before
-    /// allocating it.
+    /// Opens the GIF and reads its header. Throws if the canvas is over `options.limits.canvasPixelLimit`,
+    /// before allocating it.
     package init(source: any ByteSource, options: GIFDecodeOptions = GIFDecodeOptions()) throws {
         self.options = options
         reader = try GIFReader(source: source)
@@ -65,9 +65,7 @@ package final class GIFDecoder {
     }
 
     private func checkCanvas() throws {
-        if canvasWidth * canvasHeight > options.maxCanvasPixels {
-            throw FlipbookError(.limitExceeded, "GIF canvas is \(canvasWidth)x\(canvasHeight), over the \(options.maxCanvasPixels / 1_000_000) MP limit")
-        }
+        try options.limits.checkAnimation(width: canvasWidth, height: canvasHeight, frames: 0, durationMs: 0, what: "GIF")
     }
 
     /// The next composited frame, or nil after the last. A damaged or truncated file ends with the
@@ -135,13 +133,13 @@ package final class GIFDecoder {
             try endEarly(error)
             return nil
         }
-        guard index < options.maxFrames else {
-            throw FlipbookError(.limitExceeded, "GIF has more than \(options.maxFrames) frames")
+        guard index < options.limits.maxFrames else {
+            throw FlipbookError(.limitExceeded, "GIF has more than \(options.limits.maxFrames) frames")
         }
         let left = Int(desc.Left), top = Int(desc.Top), width = Int(desc.Width), height = Int(desc.Height)
         decodedPixels += width * height
-        guard decodedPixels <= options.maxTotalPixels else {
-            throw FlipbookError(.limitExceeded, "GIF frames decode to more than \(options.maxTotalPixels / 1_000_000) MP in total")
+        guard decodedPixels <= options.limits.maxTotalPixels else {
+            throw FlipbookError(.limitExceeded, "GIF frames decode to more than \(options.limits.maxTotalPixels / 1_000_000) MP in total")
         }
         if canvas.isEmpty {
             // A zero-size logical screen grows to the first frame, as browsers do.
@@ -312,8 +310,8 @@ extension GIFDecoder {
                             info.hasTransparency = true
                         }
                     }
-                    guard info.frameCount < options.maxFrames else {
-                        throw FlipbookError(.limitExceeded, "GIF has more than \(options.maxFrames) frames")
+                    guard info.frameCount < options.limits.maxFrames else {
+                        throw FlipbookError(.limitExceeded, "GIF has more than \(options.limits.maxFrames) frames")
                     }
                     info.frameCount += 1
                     info.delays.append(control.delay)

@@ -18,9 +18,10 @@ final class VideoReader {
     private let timeBase: AVRational
     private let startTS: Int64
 
-    /// `forwardPass`: the caller decodes long runs of consecutive frames (storyboards), so frame threading
-    /// pays; otherwise one thread (see below).
-    init(_ input: MediaInput, request: ThumbnailRequest, maxCodedPixels: Int, forwardPass: Bool = false) throws {
+    /// Checks the stream header's coded size against `input.limits.videoFramePixelLimit` before the decoder
+    /// opens (and gives the decoder the same `max_pixels`). `forwardPass`: the caller decodes long runs of
+    /// consecutive frames (storyboards), so frame threading pays; otherwise one thread (see below).
+    init(_ input: MediaInput, request: ThumbnailRequest, forwardPass: Bool = false) throws {
         let av = try LibAV.api()
         // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
         // needed when they do not, and would read much more of the file than one poster needs.
@@ -34,7 +35,7 @@ final class VideoReader {
         streamIndex = index
         stream = format.streams[index]
         let par = stream.pointee.codecpar!
-        let limit = min(maxCodedPixels, input.limits.maxPixels, input.limits.maxVideoFramePixels)
+        let limit = input.limits.videoFramePixelLimit
         guard Int(par.pointee.width) * Int(par.pointee.height) <= limit else {
             throw FlipbookError(.limitExceeded, "video frames are \(par.pointee.width)x\(par.pointee.height), over the pixel limit")
         }
@@ -77,8 +78,7 @@ final class VideoReader {
     /// known duration, decoded within its limits, rendered to `maxPixelSize`.
     static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false) throws -> VideoReader {
         guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), maxCodedPixels: input.limits.maxVideoFramePixels,
-                                     forwardPass: forwardPass)
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), forwardPass: forwardPass)
         guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         return reader
     }

@@ -1,10 +1,7 @@
 /// Animated WebP and APNG (GIF keeps `GIFPipeline`): probe from headers (frames, duration, loops,
 /// alpha), thumbnails from one composited frame, through the same `FrameSource` shape as GIF.
+/// The input's `Limits` (canvas, frames, duration) are checked from the headers before any canvas exists.
 struct AnimationPipeline: MediaPipeline {
-    /// Canvas, frame and duration limits; the canvas limit is also held to the input's pixel limit.
-    var limits: AnimationLimits
-
-    init(limits: AnimationLimits = AnimationLimits()) { self.limits = limits }
     var name: String { "animation" }
     func accepts(_ type: MediaType) -> Bool { type == .animatedWebP || type == .apng }
 
@@ -51,8 +48,6 @@ struct AnimationPipeline: MediaPipeline {
     }
 
     private func open(_ input: MediaInput) throws -> any FrameSource {
-        var limits = self.limits
-        limits.maxCanvasPixels = min(limits.maxCanvasPixels, input.limits.maxPixels)
-        return try FrameSources.open(input.source, limits: limits)
+        try FrameSources.open(input.source, limits: input.limits)
     }
 }

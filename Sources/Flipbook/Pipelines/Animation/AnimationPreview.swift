@@ -5,9 +5,7 @@
 enum AnimationPreview {
     static func make(_ input: MediaInput, options: PreviewOptions) throws -> VideoPreview.Result {
         try options.validate()
-        var limits = AnimationLimits()
-        limits.maxCanvasPixels = min(limits.maxCanvasPixels, input.limits.maxPixels)
-        let source = try FrameSources.open(input.source, limits: limits)
+        let source = try FrameSources.open(input.source, limits: input.limits)
         let info = source.info
         guard info.durationMs > 0 else { throw FlipbookError(.corrupt, "\(input.type) has no duration") }
         let timeline = PreviewTimeline(durationSeconds: Double(info.durationMs) / 1000, options: options,

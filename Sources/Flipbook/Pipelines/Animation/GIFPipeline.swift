@@ -1,4 +1,5 @@
-/// GIFs: probe by scanning blocks (no pixel decoding); thumbnails from one composited frame.
+/// GIFs: probe by scanning blocks (no pixel decoding); thumbnails from one composited frame. The input's
+/// `Limits` apply; `options` gives the rest of the decoder's behaviour (strictness, cancellation).
 struct GIFPipeline: MediaPipeline {
     var options: GIFDecodeOptions
 
@@ -33,10 +34,10 @@ struct GIFPipeline: MediaPipeline {
         return Resampler.finish(frame.image, fullSize: size, orientation: .up, request: request)
     }
 
-    /// The pipeline's options, with the canvas limit no looser than the input's pixel limit.
+    /// The pipeline's options with the input's limits.
     private func effectiveOptions(_ input: MediaInput) -> GIFDecodeOptions {
         var o = options
-        o.maxCanvasPixels = min(o.maxCanvasPixels, input.limits.maxPixels)
+        o.limits = input.limits
         return o
     }
 }

@@ -4,7 +4,7 @@ import CFFmpeg
 enum PosterExtractor {
     static func poster(_ input: MediaInput, request: ThumbnailRequest, options: PosterOptions) throws -> Image {
         let av = try LibAV.api()
-        let reader = try VideoReader(input, request: request, maxCodedPixels: options.maxCodedPixels)
+        let reader = try VideoReader(input, request: request)
         var target = options.position.seconds(duration: reader.durationSeconds)
         // Deblocking smooths 4x4-16x16 block edges; at a quarter of the size or less they average away in the
         // thumbnail, so the fast path skips the loop filter (H.264 decodes ~12% faster, HEVC ~15%; mpv's

@@ -12,9 +12,6 @@ public struct PosterOptions: Sendable {
     public var representative = false
     /// Good frames compared in representative mode. Default 30 (about a second of video).
     public var windowFrames = 30
-    /// Largest coded frame accepted, in pixels, on top of `Limits.maxVideoFramePixels` (the smaller wins).
-    /// Default 8K x 8K, the same as the limit's default.
-    public var maxCodedPixels = Limits().maxVideoFramePixels
     /// Most frames decoded while looking for a good one. Default 300.
     public var maxFramesScanned = 300
     /// Most video time decoded past the starting point while looking, in seconds. Default 60.
