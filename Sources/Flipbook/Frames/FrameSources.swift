@@ -9,8 +9,16 @@ public enum FrameSources {
     /// `limits`, `decode.limits` apply to every format.
     public static func open(_ source: any ByteSource, decode: GIFDecodeOptions = GIFDecodeOptions(),
                             limits: Limits? = nil) throws -> any FrameSource {
-        let limits = limits ?? decode.limits
-        switch MediaType.sniff(source) {
+        try open(source, type: MediaType.sniff(source), decode: decode, limits: limits ?? decode.limits)
+    }
+
+    /// A frame source for `source`, already sniffed as `type`. `streaming`: the caller reads the frames
+    /// once, in order, and needs no frame count up front, so a GIF is read and parsed once instead of
+    /// being scanned first (see `GIFFrameSource`); WebP and APNG read their headers either way.
+    static func open(_ source: any ByteSource, type: MediaType, decode: GIFDecodeOptions, limits: Limits,
+                     streaming: Bool = false) throws -> any FrameSource {
+        switch type {
+        case .gif where streaming: return try GIFFrameSource(streaming: source, options: decode, limits: limits)
         case .gif: return try GIFFrameSource(source: source, options: decode, limits: limits)
         case .animatedWebP: return try WebPFrameSource(source: source, limits: limits, isCancelled: decode.isCancelled)
         case .apng: return try APNGFrameSource(source: source, limits: limits, strict: decode.strict, isCancelled: decode.isCancelled)

@@ -16,6 +16,12 @@ package final class GIFDecoder {
     package private(set) var loopCount: Int?
     /// Problems decoding recovered from (a truncated file, data that is not a block).
     package private(set) var warnings: [String] = []
+    /// Some Graphic Control so far declared a transparent colour, or the first frame does not cover the
+    /// canvas: the block scan's `GIFInfo.hasTransparency`, learnt while decoding.
+    package private(set) var sawTransparency = false
+    /// Frames decoded so far, and their displayed duration.
+    package var framesDecoded: Int { index }
+    package var durationDecodedMs: Int { time }
 
     private let reader: GIFReader
     private var canvas: [UInt8] = []
@@ -119,6 +125,7 @@ package final class GIFDecoder {
     private func readExtension(code: Int, blocks: [[UInt8]]) {
         if let gce = GraphicControl(code: code, blocks: blocks) {
             control = gce
+            if gce.transparentIndex != nil { sawTransparency = true }
         } else if !loopSeen, let loops = Self.loopCount(code: code, blocks: blocks) {
             loopCount = loops
             loopSeen = true
@@ -152,9 +159,14 @@ package final class GIFDecoder {
                 try checkCanvas()
             }
             canvas = [UInt8](repeating: 0, count: canvasWidth * canvasHeight * 4)
+            if left > 0 || top > 0 || width < canvasWidth || height < canvasHeight { sawTransparency = true }
         }
         let frameControl = control
         control = GraphicControl()
+        let duration = GIFTiming.displayedMilliseconds(centiseconds: frameControl.delay)
+        guard time + duration <= options.limits.maxDurationMs else {
+            throw FlipbookError(.limitExceeded, "GIF lasts more than \(options.limits.maxDurationMs) ms, over the limit")
+        }
 
         // Dispose of the previous frame.
         if let p = previous {
@@ -194,7 +206,6 @@ package final class GIFDecoder {
         }
 
         previous = (frameControl.disposal, x0, y0, x1, y1)
-        let duration = GIFTiming.displayedMilliseconds(centiseconds: frameControl.delay)
         let info = GIFFrameInfo(index: index, presentationTimeMs: time, durationMs: duration, delayCentiseconds: frameControl.delay,
                                 disposal: frameControl.disposal, isPartial: partial)
         index += 1

@@ -21,6 +21,8 @@ final class FrameEncoder {
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
     let meter: QualityMeter?
+    /// The container's loop_count tag (nil: none).
+    private(set) var loopCount: Int?
 
     /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
     /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
@@ -103,6 +105,7 @@ final class FrameEncoder {
 
         stream = try muxer.addStream(for: codec)
         if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
+        self.loopCount = loopCount
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
         try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
         meter = measure ? try QualityMeter(stream: stream, width: paddedWidth, height: paddedHeight) : nil
@@ -118,6 +121,15 @@ final class FrameEncoder {
         try LibAV.check(av.av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer")
         packet = try Packet()
         held = try Packet()
+    }
+
+    /// Sets (or, with nil, removes) the container's loop_count tag. MP4 writes its tags with the index, at
+    /// `finish`, so a count learnt after the header (a GIF's loop extension after its first frame) still
+    /// lands in the file; WebM wrote its tags with the header.
+    func setLoopCount(_ loopCount: Int?) throws {
+        let av = try LibAV.api()
+        _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", loopCount.map { String($0) }, 0)
+        self.loopCount = loopCount
     }
 
     /// Encoder threads for a frame size: one below 0.25 megapixels (most GIFs; a library converts one file

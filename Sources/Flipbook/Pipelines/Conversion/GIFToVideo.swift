@@ -2,15 +2,19 @@
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included).
 public enum GIFToVideo {
-    /// Converts a GIF (or animated WebP or APNG, sniffed) in memory. The headers are checked against
-    /// `options.decode` first (for a GIF, a scan of its blocks without decompressing pixels), then frames
-    /// are decoded and encoded one at a time: memory is one canvas, the encoder's lookahead and the output
-    /// file. CPU: one decode per frame and one encode per distinct frame.
+    /// Converts a GIF (or animated WebP or APNG, sniffed) in memory, reading and parsing the file once
+    /// per encode. The limits (`options.decode.limits`) are checked from the headers: a GIF's canvas from
+    /// its logical screen, its frame count and duration as each frame's header is read, before its pixels
+    /// are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
+    /// one canvas, the encoder's lookahead and the output file. CPU: one decode per frame and one encode
+    /// per distinct frame (times the encodes a quality floor or target asks for, see `CRFSearch`).
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
-        try CRFSearch.run(options, type: MediaType.sniff(source)) { pass in
-            try convert(try FrameSources.open(source, decode: options.decode), inputBytes: source.count, options: pass)
+        let type = MediaType.sniff(source)
+        return try CRFSearch.run(options, type: type) { pass in
+            let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
+            return try convert(frames, inputBytes: source.count, options: pass)
         }
     }
 
@@ -21,7 +25,8 @@ public enum GIFToVideo {
     public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
         throws -> VideoConversionResult
     {
-        let info = decoder.info
+        // A streamed GIF's `info` grows as frames are decoded (a zero-size screen takes the first frame's
+        // size; the loop count and transparency are final after the last frame): read it where it is used.
         // Rounded down to even: the encoder pads odd sides by one, which must not take a side over the limit.
         let maxSize = options.maxSize.map { max(2, $0 & ~1) }
         var encoder: FrameEncoder?
@@ -33,7 +38,7 @@ public enum GIFToVideo {
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
-                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: info.loopCount,
+                encoder = try FrameEncoder(width: width, height: height, options: options, loopCount: decoder.info.loopCount,
                                            measure: options.minimumSSIM != nil || options.targetSSIM != nil)
             }
             gifFrames += 1
@@ -53,6 +58,7 @@ public enum GIFToVideo {
         }
 
         try decoder.forEachFrame { meta, canvas in
+            let info = decoder.info
             if let scaled = FrameScaling.scaled(canvas, info: info, maxPixelSize: maxSize) {
                 try scaled.pixels.withUnsafeBufferPointer { try handle(meta, rgba: $0, width: scaled.width, height: scaled.height) }
             } else {
@@ -60,7 +66,9 @@ public enum GIFToVideo {
             }
             return true
         }
+        let info = decoder.info
         guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
+        if info.loopCount != enc.loopCount { try enc.setLoopCount(info.loopCount) }  // an extension after the first frame
         try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
         encodedFrames += 1
         let data = try enc.finish(endMs: endMs)
