@@ -39,29 +39,14 @@ struct Frames: ParsableCommand {
             }
             let animation = try FrameSources.open(source)
             try makeDirectory(output)
-            let target = at.flatMap(Self.milliseconds)
-            var last: (AnimationFrame, Image)?
+            // A time past the end shows the last frame, as a player would.
+            let selector: FrameSelector = at.flatMap(Self.milliseconds).map { .at([$0]) } ?? every.map { .every($0) } ?? .all
             var written = 0
             let info = animation.info
-            try animation.forEachFrame { frame, canvas in
-                if let target {
-                    guard frame.presentationTimeMs + frame.durationMs > target else {
-                        if frame.index == info.frameCount - 1 { last = (frame, FrameScaling.image(canvas, info: info, maxPixelSize: size)) }
-                        return true
-                    }
-                    try write(frame, FrameScaling.image(canvas, info: info, maxPixelSize: size))
-                    written += 1
-                    return false
-                }
-                if let every, frame.index % every != 0 { return true }
+            try animation.forEachSelected(selector) { frame, canvas in
                 try write(frame, FrameScaling.image(canvas, info: info, maxPixelSize: size))
                 written += 1
                 return true
-            }
-            // A time past the end shows the last frame, as a player would.
-            if target != nil, written == 0, let last {
-                try write(last.0, last.1)
-                written += 1
             }
             for warning in animation.warnings { printError("flipbook: \(input): warning: \(warning)") }
             printError("\(written) frame(s) written to \(output)")

@@ -140,8 +140,7 @@ extension Storyboard {
         init(durationSeconds: Double, options: StoryboardOptions) {
             durationMs = Int((durationSeconds * 1000).rounded())
             let count = min(options.maxTiles, max(1, options.count ?? Int((durationSeconds / options.interval).rounded(.up))))
-            let step = Double(durationMs) / Double(count)
-            starts = (0..<count).map { Int((Double($0) * step).rounded()) }
+            starts = FrameSelector.evenlySpaced(count: count).times(durationMs: durationMs) ?? []
         }
     }
 
