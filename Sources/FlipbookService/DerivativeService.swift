@@ -213,7 +213,8 @@ public final class DerivativeService: Sendable {
         let kind = request.operation.kind
         let started = CancelToken.now()
         do {
-            let made = try make(request.operation, source: source, token: token)
+            // Every decode and encode loop the job runs checks the token too (posters and stills included).
+            let made = try Cancellation.watching({ token.isCancelled }) { try make(request.operation, source: source, token: token) }
             record(kind: kind, started: started, failed: false)
             let derivative = Self.derivative(made.bytes, contentType: made.contentType)
             memory.insert(derivative, for: key)

@@ -60,7 +60,7 @@ final class APNGFrameSource: FrameSource {
         // so its guard is set well above the canvas rather than to it.
         let limits = Limits(maxPixels: max(info.width * info.height * 2, 1 << 20))
         for (index, f) in structure.frames.enumerated() {
-            if isCancelled?() == true { throw FlipbookError(.cancelled, "APNG decoding was cancelled") }
+            if isCancelled?() == true || Cancellation.isRequested { throw FlipbookError(.cancelled, "APNG decoding was cancelled") }
             let image: Image
             do {
                 let png = try structure.png(for: f, source: source)

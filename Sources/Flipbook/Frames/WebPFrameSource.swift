@@ -30,7 +30,7 @@ final class WebPFrameSource: FrameSource {
         var index = 0, time = 0
         let count = info.width * info.height * 4
         while decoder.hasMoreFrames, index < info.durationsMs.count {
-            if isCancelled?() == true { throw FlipbookError(.cancelled, "WebP decoding was cancelled") }
+            if isCancelled?() == true || Cancellation.isRequested { throw FlipbookError(.cancelled, "WebP decoding was cancelled") }
             guard let canvas = decoder.next() else {
                 let error = FlipbookError(.corrupt, "animated WebP frame \(index) cannot be decoded", context: "WebPAnimDecoderGetNext")
                 if index == 0 { throw error }

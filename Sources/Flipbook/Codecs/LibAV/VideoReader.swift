@@ -126,6 +126,7 @@ final class VideoReader {
                 return frame
             }
             if sawEnd { return nil }  // drained
+            try Cancellation.check("video decoding")  // also per packet: a run of damaged packets returns no frame
             let status = av.av_read_frame(format.pointer, packet.pointer)
             if status < 0 {
                 sawEnd = true

@@ -123,6 +123,7 @@ enum PNGStreamDecoder {
                     try out.withUnsafeMutableBufferPointer { dst in
                         var rowsInBand = 0, outRow = 0
                         for y in 0..<h {
+                            if y & 255 == 0 { try Cancellation.check("PNG decoding") }  // a 1,000 MP PNG streams for seconds
                             try reader.check(fb_png_read_row(png, line.baseAddress), "png_read_row")
                             accumulate(line, into: acc, width: w, channels: channels, factor: k)
                             rowsInBand += 1
