@@ -29,7 +29,11 @@ import Testing
         var bytes = gif.encode()
         // Move the 19-byte NETSCAPE2.0 block (21 FF 0B "NETSCAPE2.0" 03 01 lo hi 00) before the trailer.
         let id = Array("NETSCAPE2.0".utf8)
-        let start = try #require((0..<(bytes.count - 14)).first { bytes[$0] == 0x21 && bytes[$0 + 1] == 0xFF && Array(bytes[($0 + 3)..<($0 + 14)]) == id })
+        var found: Int?
+        for k in 0..<(bytes.count - 14) where bytes[k] == 0x21 && bytes[k + 1] == 0xFF {
+            if Array(bytes[(k + 3)..<(k + 14)]) == id { found = k; break }
+        }
+        let start = try #require(found)
         let block = Array(bytes[start..<(start + 19)])
         #expect(block.last == 0)
         bytes.removeSubrange(start..<(start + 19))
