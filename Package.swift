@@ -57,9 +57,23 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         // The default CMYK profile (the one libvips uses), compiled in with #embed.
         .target(name: "CFlipbookProfiles", exclude: ["cmyk.icm"]),
+        // The library in three targets by stage (issue 14); users import `Flipbook`, which re-exports the two
+        // below it. Across them, what users do not need is `package`, not `public`.
+        // The core: byte sources, sniffing, limits, errors, cancellation, geometry, images, results. No C.
+        .target(name: "FlipbookCore"),
+        // The codecs: one owner class per C object (TurboJPEG, giflib, libav, swscale, libwebp, libpng,
+        // libheif, lcms), the header readers, and the pixel work decoders do while decoding (resampling,
+        // shrink-on-load, swscale rendering, tone mapping).
+        .target(
+            name: "FlipbookCodecs",
+            dependencies: ["FlipbookCore", "CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CHeifLoader", "CPNG",
+                           "CFlipbookProfiles"]
+        ),
+        // The pipelines (still, animation, video, conversion), frame sources and selectors, sinks, the router
+        // and `MediaInput`, the library's entry point.
         .target(
             name: "Flipbook",
-            dependencies: ["CTurboJPEG", "CGIF", "CFFmpeg", "CLCMS2", "CWebP", "CHeif", "CHeifLoader", "CPNG", "CFlipbookProfiles"]
+            dependencies: ["FlipbookCore", "FlipbookCodecs", "CTurboJPEG", "CFFmpeg", "CWebP"]
         ),
         // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
         // another server (Vapor, say) can use it the same way.

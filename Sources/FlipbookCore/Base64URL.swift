@@ -1,7 +1,7 @@
 /// Base64url without padding (RFC 4648 section 5): what URL signatures and the gallery's listing cursors are
 /// written in. Pure functions over bytes; no Foundation.
 public enum Base64URL {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// `bytes` as base64url text, without `=` padding.
     public static func encode(_ bytes: [UInt8]) -> String {

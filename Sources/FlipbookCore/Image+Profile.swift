@@ -1,6 +1,6 @@
 extension Image {
     /// This image marked as being in `profile` (for `keepProfile`: the encoder embeds it).
-    func tagged(_ profile: [UInt8]?) -> Image {
+    package func tagged(_ profile: [UInt8]?) -> Image {
         var copy = self
         copy.iccProfile = profile
         return copy

@@ -2,11 +2,11 @@ import CLCMS2
 
 /// Embedded ICC profiles to sRGB, on the small (already shrunk) image. Every still path calls one of these
 /// after shrink-on-load, so the cost follows the thumbnail, not the source.
-enum ColourManagement {
+package enum ColourManagement {
     /// `image` (RGB or RGBA, in the space `profile` describes) converted to sRGB. A grey profile reads the
     /// first channel as grey. Profiles that do not fit the pixels (CMYK on RGB data, Lab, broken files) leave
     /// the image as it is, as libvips does with an incompatible profile.
-    static func toSRGB(_ image: Image, profile: [UInt8]?) -> Image {
+    package static func toSRGB(_ image: Image, profile: [UInt8]?) -> Image {
         guard let profile, !profile.isEmpty, let parsed = try? ICCProfile(bytes: profile) else { return image }
         let alpha = image.channels == 4
         let format: cmsUInt32Number
@@ -38,7 +38,7 @@ enum ColourManagement {
 
     /// Interleaved 8-bit CMYK (`inverted`: Adobe's convention, 255 = no ink) to sRGB through `profile`, or
     /// the default CMYK profile (libvips's) when there is none or it is not a CMYK profile.
-    static func cmykToSRGB(_ cmyk: UnsafeBufferPointer<UInt8>, width: Int, height: Int, profile: [UInt8]?, inverted: Bool)
+    package static func cmykToSRGB(_ cmyk: UnsafeBufferPointer<UInt8>, width: Int, height: Int, profile: [UInt8]?, inverted: Bool)
         throws -> Image
     {
         var bytes = ICCProfile.defaultCMYKBytes
@@ -54,7 +54,7 @@ enum ColourManagement {
 extension ColourManagement {
     /// An RGB ICC profile (bytes) for the given CIE xy primaries and white point with the sRGB transfer
     /// curve, made by Little CMS: how wide-gamut nclx colour boxes (Display P3, BT.2020) reach the ICC path.
-    static func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double),
+    package static func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double),
                            white: (Double, Double)) -> [UInt8]? {
         var whitePoint = cmsCIExyY(x: white.0, y: white.1, Y: 1)
         var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),

@@ -3,13 +3,13 @@ import Synchronization
 
 /// A Little CMS transform from one source profile to sRGB: the one owner of its `cmsHTRANSFORM`, freed in
 /// `deinit`. Made with `cmsFLAGS_NOCACHE` so one transform can run on several threads at once.
-final class ColourTransform: @unchecked Sendable {
-    let handle: cmsHTRANSFORM
-    let inputChannels: Int
-    let outputChannels: Int
+package final class ColourTransform: @unchecked Sendable {
+    package let handle: cmsHTRANSFORM
+    package let inputChannels: Int
+    package let outputChannels: Int
 
     /// Relative colorimetric intent, no black point compensation: libvips's thumbnail defaults.
-    init(from source: ICCProfile, inputFormat: cmsUInt32Number, inputChannels: Int, outputAlpha: Bool) throws {
+    package init(from source: ICCProfile, inputFormat: cmsUInt32Number, inputChannels: Int, outputAlpha: Bool) throws {
         let srgb = ICCProfile.sRGB()
         var flags = cmsUInt32Number(cmsFLAGS_NOCACHE)
         if outputAlpha { flags |= cmsUInt32Number(cmsFLAGS_COPY_ALPHA) }
@@ -32,16 +32,16 @@ final class ColourTransform: @unchecked Sendable {
     deinit { cmsDeleteTransform(handle) }
 
     /// Converts `count` pixels. Cost: a table lookup and interpolation per pixel, no allocation.
-    func apply(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int) {
+    package func apply(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int) {
         cmsDoTransform(handle, source, destination, cmsUInt32Number(count))
     }
 
     // MARK: cache
 
     private struct Key: Hashable {
-        var profileHash: UInt64
-        var inputFormat: cmsUInt32Number
-        var outputAlpha: Bool
+        package var profileHash: UInt64
+        package var inputFormat: cmsUInt32Number
+        package var outputAlpha: Bool
     }
 
     /// Transforms by profile hash and pixel format. Building one costs 1-30 ms (a CMYK LUT profile is the
@@ -50,7 +50,7 @@ final class ColourTransform: @unchecked Sendable {
     private static let capacity = 16
 
     /// A cached transform from the profile `bytes` (parsed only on a miss).
-    static func cached(profile bytes: [UInt8], inputFormat: cmsUInt32Number, inputChannels: Int, outputAlpha: Bool)
+    package static func cached(profile bytes: [UInt8], inputFormat: cmsUInt32Number, inputChannels: Int, outputAlpha: Bool)
         throws -> ColourTransform
     {
         let key = Key(profileHash: ICCProfile.fnv1a(bytes), inputFormat: inputFormat, outputAlpha: outputAlpha)

@@ -1,16 +1,16 @@
 /// Finds the ICC profile a file embeds, without decoding pixels. Each reader walks only segment or chunk
 /// headers and copies the profile bytes (typically 0.5-4 KB; at most 16 MB is accepted).
-enum EmbeddedProfile {
-    static let maxBytes = 16 << 20
+package enum EmbeddedProfile {
+    package static let maxBytes = 16 << 20
 
     /// JPEG: the APP2 "ICC_PROFILE\0" segments, joined in their sequence-number order (a profile over
     /// 64 KB spans several). Nil if there are none or the sequence is incomplete.
-    static func jpeg(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func jpeg(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         jpeg(bytes, markers: JPEGMarkers(bytes))
     }
 
     /// The same from segments already walked (the thumbnail path reads SOF, EXIF and the profile in one walk).
-    static func jpeg(_ bytes: UnsafeRawBufferPointer, markers: JPEGMarkers) -> [UInt8]? {
+    package static func jpeg(_ bytes: UnsafeRawBufferPointer, markers: JPEGMarkers) -> [UInt8]? {
         let declared = markers.iccDeclared, chunks = markers.iccChunks
         guard declared > 0, chunks.count == declared else { return nil }
         var profile: [UInt8] = []
@@ -23,7 +23,7 @@ enum EmbeddedProfile {
     }
 
     /// WebP: the `ICCP` chunk of an extended (VP8X) file.
-    static func webp(_ source: some ByteSource) -> [UInt8]? {
+    package static func webp(_ source: some ByteSource) -> [UInt8]? {
         guard let riff = try? source.bytes(at: 0, length: 12), riff.count == 12 else { return nil }
         let end = min(source.count, 8 + (Int(riff[4]) | Int(riff[5]) << 8 | Int(riff[6]) << 16 | Int(riff[7]) << 24))
         var offset = 12, chunks = 0

@@ -3,16 +3,16 @@ import CLCMS2
 
 /// An ICC profile opened by Little CMS: the one owner of its `cmsHPROFILE`, closed in `deinit`.
 /// Costs the parsed profile (a few KB to ~1 MB for LUT-based CMYK profiles).
-final class ICCProfile: @unchecked Sendable {
+package final class ICCProfile: @unchecked Sendable {
     /// What a profile's device side holds; anything else (Lab, named colour, ...) is not applied.
-    enum Space: Equatable { case rgb, gray, cmyk, other }
+    package enum Space: Equatable { case rgb, gray, cmyk, other }
 
-    let handle: cmsHPROFILE
+    package let handle: cmsHPROFILE
     /// FNV-1a of the profile bytes: the transform cache's key.
-    let hash: UInt64
+    package let hash: UInt64
 
     /// Parses `bytes` (copied by lcms). Throws `.corrupt` if lcms cannot read it.
-    init(bytes: [UInt8]) throws {
+    package init(bytes: [UInt8]) throws {
         guard let h = bytes.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }) else {
             throw FlipbookError(.corrupt, "embedded ICC profile is not readable", context: "cmsOpenProfileFromMem")
         }
@@ -28,16 +28,16 @@ final class ICCProfile: @unchecked Sendable {
     deinit { cmsCloseProfile(handle) }
 
     /// lcms's built-in sRGB (IEC 61966-2.1), the output of every transform.
-    static func sRGB() -> ICCProfile { ICCProfile(handle: cmsCreate_sRGBProfile(), hash: 0x5352_4742) }
+    package static func sRGB() -> ICCProfile { ICCProfile(handle: cmsCreate_sRGBProfile(), hash: 0x5352_4742) }
 
     /// The default profile for CMYK without one: libvips's "Chemical proof" (public domain), compiled in.
-    static let defaultCMYKBytes: [UInt8] = {
+    package static let defaultCMYKBytes: [UInt8] = {
         var size = 0
         let base = fb_default_cmyk_profile(&size)!
         return Array(UnsafeBufferPointer(start: base, count: size))
     }()
 
-    var space: Space {
+    package var space: Space {
         switch cmsGetColorSpace(handle) {
         case cmsSigRgbData: .rgb
         case cmsSigGrayData: .gray
@@ -47,14 +47,14 @@ final class ICCProfile: @unchecked Sendable {
     }
 
     /// The profile's description tag (for logs and tests).
-    var name: String {
+    package var name: String {
         var buffer = [CChar](repeating: 0, count: 256)
         let n = cmsGetProfileInfoASCII(handle, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
         guard n > 0 else { return "" }
         return String(decoding: buffer.prefix(Int(n) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+    package static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h ^ UInt64(bytes.count)

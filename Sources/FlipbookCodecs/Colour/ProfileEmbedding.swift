@@ -3,8 +3,8 @@ import CPNG
 /// Puts an ICC profile into encoded output (`--keep-profile`), the way each format carries one: JPEG APP2
 /// "ICC_PROFILE" segments after the JFIF header, a zlib-compressed PNG `iCCP` chunk after `IHDR`, a WebP
 /// `ICCP` chunk in an extended (VP8X) file. Costs one copy of the output plus the profile.
-enum ProfileEmbedding {
-    static func embed(_ profile: [UInt8], in data: [UInt8], format: OutputFormat) -> [UInt8] {
+package enum ProfileEmbedding {
+    package static func embed(_ profile: [UInt8], in data: [UInt8], format: OutputFormat) -> [UInt8] {
         guard !profile.isEmpty else { return data }
         switch format {
         case .jpeg: return jpeg(profile, data) ?? data
@@ -13,7 +13,7 @@ enum ProfileEmbedding {
         }
     }
 
-    static func jpeg(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
+    package static func jpeg(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
         guard data.count > 4, data[0] == 0xFF, data[1] == 0xD8 else { return nil }
         var at = 2
         if data[2] == 0xFF, data[3] == 0xE0, data.count > 6 { at = 4 + (Int(data[4]) << 8 | Int(data[5])) }  // after JFIF APP0
@@ -30,7 +30,7 @@ enum ProfileEmbedding {
         return Array(data[..<at]) + segments + Array(data[at...])
     }
 
-    static func png(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
+    package static func png(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
         guard data.count > 33, Array(data[12..<16]) == Array("IHDR".utf8) else { return nil }
         var bound = compressBound(uLong(profile.count))
         var compressed = [UInt8](repeating: 0, count: Int(bound))
@@ -42,7 +42,7 @@ enum ProfileEmbedding {
         return Array(data[..<33]) + chunk + Array(data[33...])
     }
 
-    static func webp(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
+    package static func webp(_ profile: [UInt8], _ data: [UInt8]) -> [UInt8]? {
         guard data.count > 30, Array(data[0..<4]) == Array("RIFF".utf8), Array(data[8..<12]) == Array("WEBP".utf8) else { return nil }
         let first = String(decoding: data[12..<16], as: UTF8.self)
         var iccp = Array("ICCP".utf8) + le32(UInt32(profile.count)) + profile

@@ -1,15 +1,18 @@
 /// How often each colour occurs, over 5 bits a channel (32,768 cells). Each cell also keeps its pixels'
 /// channel sums, so a cell stands for the exact mean of its pixels rather than its corner. 1 MB, whatever
 /// the number of frames counted.
-struct ColorHistogram {
-    static let bits = 5
-    static let cellCount = 1 << (3 * bits)
-    private(set) var counts = [Int](repeating: 0, count: cellCount)
+package struct ColorHistogram {
+    package static let bits = 5
+    package static let cellCount = 1 << (3 * bits)
+    package private(set) var counts = [Int](repeating: 0, count: cellCount)
     /// r, g, b sums per cell.
-    private(set) var sums = [Int](repeating: 0, count: 3 * cellCount)
+    package private(set) var sums = [Int](repeating: 0, count: 3 * cellCount)
+
+    /// An empty histogram.
+    package init() {}
 
     /// Counts every pixel of a packed RGB buffer.
-    mutating func add(rgb: UnsafeBufferPointer<UInt8>) {
+    package mutating func add(rgb: UnsafeBufferPointer<UInt8>) {
         let shift = 8 - Self.bits
         counts.withUnsafeMutableBufferPointer { counts in
             sums.withUnsafeMutableBufferPointer { sums in

@@ -3,38 +3,38 @@
 /// its cells along its widest axis and cut where the two halves' summed squared error is smallest.
 /// The boxes' weighted means are then refined by a few rounds of k-means (Lloyd) over the cells, which
 /// moves colours towards where the pixels actually are, as pngquant's Voronoi iterations do.
-enum ColorQuantizer {
+package enum ColorQuantizer {
     /// An occupied histogram cell: its pixels' mean colour and their number. (Plain Doubles rather than
     /// SIMD3: the debug build the tests run is 20 times slower with SIMD types.)
     private struct Cell {
-        var r: Double, g: Double, b: Double
-        var weight: Double
-        func channel(_ axis: Int) -> Double { axis == 0 ? r : (axis == 1 ? g : b) }
+        package var r: Double, g: Double, b: Double
+        package var weight: Double
+        package func channel(_ axis: Int) -> Double { axis == 0 ? r : (axis == 1 ? g : b) }
     }
 
     /// Weighted sums over a run of cells, from which mean and squared error follow.
     private struct Moments {
-        var weight = 0.0, r = 0.0, g = 0.0, b = 0.0, squares = 0.0
-        mutating func add(_ c: Cell) {
+        package var weight = 0.0, r = 0.0, g = 0.0, b = 0.0, squares = 0.0
+        package mutating func add(_ c: Cell) {
             weight += c.weight
             r += c.weight * c.r; g += c.weight * c.g; b += c.weight * c.b
             squares += c.weight * (c.r * c.r + c.g * c.g + c.b * c.b)
         }
-        static func - (x: Moments, y: Moments) -> Moments {
+        package static func - (x: Moments, y: Moments) -> Moments {
             Moments(weight: x.weight - y.weight, r: x.r - y.r, g: x.g - y.g, b: x.b - y.b, squares: x.squares - y.squares)
         }
         /// Sum of weight x squared distance to the mean.
-        var error: Double { weight > 0 ? max(0, squares - (r * r + g * g + b * b) / weight) : 0 }
-        var mean: (r: Double, g: Double, b: Double) { (r / weight, g / weight, b / weight) }
+        package var error: Double { weight > 0 ? max(0, squares - (r * r + g * g + b * b) / weight) : 0 }
+        package var mean: (r: Double, g: Double, b: Double) { (r / weight, g / weight, b / weight) }
     }
 
     private struct Box {
-        var range: Range<Int>
-        var error: Double
+        package var range: Range<Int>
+        package var error: Double
     }
 
     /// At most `maxColors` colours (fewer if the histogram has fewer occupied cells).
-    static func palette(from histogram: ColorHistogram, maxColors: Int, refinements: Int = 4) -> [RGBColor] {
+    package static func palette(from histogram: ColorHistogram, maxColors: Int, refinements: Int = 4) -> [RGBColor] {
         var cells: [Cell] = []
         for i in 0..<ColorHistogram.cellCount where histogram.counts[i] > 0 {
             let n = Double(histogram.counts[i])

@@ -36,15 +36,15 @@ package final class GIFDecoder {
     private var time = 0
     private var decodedPixels = 0
 
-    struct GraphicControl {
-        var disposal = GIFDisposal.unspecified
-        var delay = 0
-        var transparentIndex: Int?
+    package struct GraphicControl {
+        package var disposal = GIFDisposal.unspecified
+        package var delay = 0
+        package var transparentIndex: Int?
 
-        init() {}
+        package init() {}
 
         /// From a Graphic Control Extension (label 0xF9), or nil if `blocks` is not a well-formed one.
-        init?(code: Int, blocks: [[UInt8]]) {
+        package init?(code: Int, blocks: [[UInt8]]) {
             guard code == 0xF9, let b = blocks.first, b.count >= 4 else { return nil }
             disposal = GIFDisposal(raw: Int(b[0] >> 2 & 0x07))
             delay = Int(b[1]) | Int(b[2]) << 8
@@ -53,7 +53,7 @@ package final class GIFDecoder {
     }
 
     /// The loop count of a NETSCAPE2.0 / ANIMEXTS1.0 application extension (label 0xFF), or nil.
-    static func loopCount(code: Int, blocks: [[UInt8]]) -> Int? {
+    package static func loopCount(code: Int, blocks: [[UInt8]]) -> Int? {
         guard code == 0xFF, blocks.count >= 2 else { return nil }
         let id = String(decoding: blocks[0], as: UTF8.self)
         guard id == "NETSCAPE2.0" || id == "ANIMEXTS1.0", blocks[1].count >= 3, blocks[1][0] == 1 else { return nil }
@@ -263,7 +263,7 @@ package final class GIFDecoder {
     /// 256 RGBA entries packed as little-endian UInt32; 0 marks "do not paint" (the transparent index and
     /// indexes past the colour table). With no colour table at all, a grey ramp (index i is grey level i),
     /// as Pillow does.
-    static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt32] {
+    package static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt32] {
         var table = [UInt32](repeating: 0, count: 256)
         if let map, let colors = map.pointee.Colors {
             for i in 0..<min(256, Int(map.pointee.ColorCount)) {
@@ -278,7 +278,7 @@ package final class GIFDecoder {
     }
 
     /// The canvas row of each decoded row of an interlaced image (passes: 0 +8, 4 +8, 2 +4, 1 +2).
-    static func interlacedRows(_ height: Int) -> [Int] {
+    package static func interlacedRows(_ height: Int) -> [Int] {
         var rows: [Int] = []
         rows.reserveCapacity(height)
         for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {

@@ -9,5 +9,5 @@ package enum GIFDisposal: Int, Sendable {
     /// 3: restore the canvas as it was before the frame.
     case previous = 3
 
-    init(raw: Int) { self = GIFDisposal(rawValue: raw) ?? .unspecified }  // 4-7 are reserved: keep
+    package init(raw: Int) { self = GIFDisposal(rawValue: raw) ?? .unspecified }  // 4-7 are reserved: keep
 }

@@ -4,20 +4,20 @@ import CGIF
 /// loop extension, and frames as rectangles of palette indexes, each after its graphic control
 /// extension (delay, transparency, disposal "leave in place"). Owns giflib's handle; deinit closes it
 /// if `finish` was not reached.
-final class GIFFileWriter {
+package final class GIFFileWriter {
     /// Where giflib's output callback appends the bytes.
-    final class Sink {
-        var bytes: [UInt8] = []
+    package final class Sink {
+        package var bytes: [UInt8] = []
     }
 
-    let width: Int, height: Int
+    package let width: Int, height: Int
     private let sink = Sink()
     private var file: UnsafeMutablePointer<GifFileType>?
 
     /// Starts a GIF89a of `width` x `height` whose global colour table holds `palette`, padded with black
     /// to a power of two of at least `tableSize` entries (so indexes past the colours, such as a
     /// transparent one, are valid).
-    init(width: Int, height: Int, palette: [RGBColor], tableSize: Int) throws {
+    package init(width: Int, height: Int, palette: [RGBColor], tableSize: Int) throws {
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw FlipbookError(.invalidArgument, "GIF pictures are 1-65535 pixels a side, not \(width)x\(height)")
         }
@@ -48,7 +48,7 @@ final class GIFFileWriter {
     }
 
     /// The NETSCAPE2.0 application extension with a loop count of 0: play forever.
-    func loopForever() throws {
+    package func loopForever() throws {
         let file = try open()
         try check(EGifPutExtensionLeader(file, APPLICATION_EXT_FUNC_CODE), "writing the loop extension")
         var id = Array("NETSCAPE2.0".utf8)
@@ -60,7 +60,7 @@ final class GIFFileWriter {
 
     /// One frame: `frame.indexes` at (x, y), shown for `delayCentiseconds`. Delays beyond the 16-bit field
     /// (655 s) continue on 1x1 fully transparent frames, which change nothing on screen.
-    func put(_ frame: MappedFrame, transparentIndex: UInt8, delayCentiseconds: Int) throws {
+    package func put(_ frame: MappedFrame, transparentIndex: UInt8, delayCentiseconds: Int) throws {
         guard frame.x >= 0, frame.y >= 0, frame.width > 0, frame.height > 0, frame.x + frame.width <= width,
               frame.y + frame.height <= height, frame.indexes.count == frame.width * frame.height
         else { throw FlipbookError(.invalidArgument, "GIF frame rectangle outside the \(width)x\(height) picture") }
@@ -87,7 +87,7 @@ final class GIFFileWriter {
     }
 
     /// Writes the trailer and returns the file.
-    func finish() throws -> [UInt8] {
+    package func finish() throws -> [UInt8] {
         let file = try open()
         self.file = nil
         var error: Int32 = 0

@@ -13,7 +13,7 @@ package struct GIFFrame: Sendable {
     /// True for the last frame of a truncated file: rows that were never decoded are left transparent.
     package var isPartial: Bool
 
-    init(_ info: GIFFrameInfo, image: Image) {
+    package init(_ info: GIFFrameInfo, image: Image) {
         index = info.index
         presentationTimeMs = info.presentationTimeMs
         durationMs = info.durationMs

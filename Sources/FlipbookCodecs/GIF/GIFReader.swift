@@ -2,21 +2,21 @@ import CGIF
 
 /// giflib's decoder handle over a `ByteSource`, wrapped once: statuses become throws, and `DGifCloseFile`
 /// (which frees the handle on every path, even when it reports an error) is called exactly once, in deinit.
-final class GIFReader {
+package final class GIFReader {
     /// What the read callback sees through `UserData`; retained by the reader for the handle's lifetime.
-    final class Input {
-        let source: any ByteSource
+    package final class Input {
+        package let source: any ByteSource
         /// Offset in `source` of the next byte giflib will get.
-        var position = 0
+        package var position = 0
         /// Read-ahead: giflib asks for 1 to 255 bytes at a time, which from a file would be a pread each.
         private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         private var bufferStart = 0
         private var bufferCount = 0
 
-        init(source: any ByteSource) { self.source = source }
+        package init(source: any ByteSource) { self.source = source }
 
         /// Copies up to `count` bytes at `position` into `destination`; returns how many.
-        func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        package func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
             var done = 0
             while done < count {
                 let offset = position - bufferStart
@@ -35,7 +35,7 @@ final class GIFReader {
         }
     }
 
-    enum Record {
+    package enum Record {
         case image
         /// An extension's label and its first two data sub-blocks (without length bytes); the rest are
         /// read and dropped, so a huge comment costs nothing.
@@ -43,12 +43,12 @@ final class GIFReader {
         case end
     }
 
-    let input: Input
+    package let input: Input
     private let retained: Unmanaged<Input>
-    let gif: UnsafeMutablePointer<GifFileType>
+    package let gif: UnsafeMutablePointer<GifFileType>
 
     /// Opens the stream and reads the header and logical screen descriptor.
-    init(source: any ByteSource) throws {
+    package init(source: any ByteSource) throws {
         input = Input(source: source)
         retained = Unmanaged.passRetained(input)
         var error: Int32 = 0
@@ -66,11 +66,11 @@ final class GIFReader {
         retained.release()
     }
 
-    static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
     }
 
-    static func error(code: Int32, while what: String, bytes: Int) -> FlipbookError {
+    package static func error(code: Int32, while what: String, bytes: Int) -> FlipbookError {
         let kind: FlipbookError.Code
         switch code {
         case D_GIF_ERR_READ_FAILED, D_GIF_ERR_EOF_TOO_SOON: kind = .truncated
@@ -81,11 +81,11 @@ final class GIFReader {
         return FlipbookError(kind, "GIF is damaged \(what)", underlying: describe(code), context: "giflib")
     }
 
-    func error(while what: String) -> FlipbookError {
+    package func error(while what: String) -> FlipbookError {
         Self.error(code: gif.pointee.Error, while: what, bytes: input.source.count)
     }
 
-    func nextRecord() throws -> Record {
+    package func nextRecord() throws -> Record {
         var type = UNDEFINED_RECORD_TYPE
         guard DGifGetRecordType(gif, &type) == GIF_OK else { throw error(while: "between blocks") }
         switch type {
@@ -108,7 +108,7 @@ final class GIFReader {
 
     /// Reads an image descriptor (and local colour table) without growing giflib's SavedImages list,
     /// which DGifGetImageDesc would extend by one entry per frame.
-    func imageHeader() throws -> GifImageDesc {
+    package func imageHeader() throws -> GifImageDesc {
         guard DGifGetImageHeader(gif) == GIF_OK else { throw error(while: "in an image descriptor") }
         return gif.pointee.Image
     }
@@ -117,7 +117,7 @@ final class GIFReader {
     /// giflib's DGifGetCode/DGifGetCodeNext, and sets `codeSize` to the LZW minimum code size (DGifGetCode
     /// sets it before reading any block). Throws if the data ends before its terminating empty block;
     /// what was read is left in `data`.
-    func readImageData(into data: inout [UInt8], codeSize: inout Int) throws {
+    package func readImageData(into data: inout [UInt8], codeSize: inout Int) throws {
         var size: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         let status = DGifGetCode(gif, &size, &block)
@@ -130,7 +130,7 @@ final class GIFReader {
     }
 
     /// Skips the rest of the current image's LZW data without decoding it.
-    func skipImageData() throws {
+    package func skipImageData() throws {
         var block: UnsafeMutablePointer<GifByteType>?
         repeat {
             guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw error(while: "in image data") }

@@ -1,9 +1,9 @@
 /// GIF timing rules, in one place.
-enum GIFTiming {
+package enum GIFTiming {
     /// How long a frame is shown, in milliseconds, for a raw delay in centiseconds: browsers (Chrome,
     /// Firefox, Safari) play a delay of 0 or 1 cs as 100 ms, because such files were made for engines
     /// that ignored tiny delays; everything else is delay x 10 ms.
-    static func displayedMilliseconds(centiseconds: Int) -> Int {
+    package static func displayedMilliseconds(centiseconds: Int) -> Int {
         centiseconds <= 1 ? 100 : centiseconds * 10
     }
 }

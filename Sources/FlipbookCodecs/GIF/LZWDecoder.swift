@@ -6,8 +6,8 @@
 /// store per 8 bytes instead of one dependent table load per byte. Tables are allocated once per decoder
 /// and reused for every frame. Every code is bounds-checked: corrupt data ends the frame, never the
 /// process.
-struct LZWDecoder {
-    enum Outcome: Equatable {
+package struct LZWDecoder {
+    package enum Outcome: Equatable {
         /// Every row of the frame was produced.
         case complete
         /// The data ended (truncated) or turned invalid before the last row; `rows` were produced.
@@ -28,7 +28,7 @@ struct LZWDecoder {
 
     /// Decodes `data` (the concatenated sub-blocks of one image) for a `width` x `height` frame, calling
     /// `emit(rowIndex, row)` for each completed row in stream order.
-    mutating func decode(_ data: UnsafeRawBufferPointer, minimumCodeSize: Int, width: Int, height: Int,
+    package mutating func decode(_ data: UnsafeRawBufferPointer, minimumCodeSize: Int, width: Int, height: Int,
                          emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) -> Outcome {
         guard width > 0, height > 0 else { return .complete }
         guard (1...11).contains(minimumCodeSize) else { return .incomplete(rows: 0) }

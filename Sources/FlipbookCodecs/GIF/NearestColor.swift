@@ -6,19 +6,19 @@ import Glibc
 /// 6 bits a channel (256 KB), each found once by a full search, so a frame costs a table lookup a pixel;
 /// the cell's centre stands for its 4x4x4 colours, an error of at most 2 levels a channel that the
 /// dithering's error feedback absorbs.
-final class NearestColor {
-    let palette: [RGBColor]
+package final class NearestColor {
+    package let palette: [RGBColor]
     /// r, g, b of each palette entry, as Ints for the search.
     private let channels: [Int]
     private var cache = [Int16](repeating: -1, count: 1 << 18)
 
-    init(palette: [RGBColor]) {
+    package init(palette: [RGBColor]) {
         precondition(!palette.isEmpty && palette.count <= 256)
         self.palette = palette
         channels = palette.flatMap { [Int($0.r), Int($0.g), Int($0.b)] }
     }
 
-    func index(_ r: Int, _ g: Int, _ b: Int) -> Int {
+    package func index(_ r: Int, _ g: Int, _ b: Int) -> Int {
         let cell = (r >> 2) << 12 | (g >> 2) << 6 | (b >> 2)
         let cached = cache[cell]
         if cached >= 0 { return Int(cached) }

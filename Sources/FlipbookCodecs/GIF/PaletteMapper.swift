@@ -8,18 +8,18 @@ import Glibc
 /// is left as it is (transparent in this frame): the GIF then stores only what moved, and still areas
 /// do not shimmer as error diffusion's pattern shifts. Comparing with the colour at the last *draw*, not
 /// the previous frame, keeps slow fades from drifting further than the tolerance.
-struct PaletteMapper {
-    let width: Int, height: Int
-    let dither: GIFDither
-    let transparentIndex: UInt8
+package struct PaletteMapper {
+    package let width: Int, height: Int
+    package let dither: GIFDither
+    package let transparentIndex: UInt8
     /// Largest per-channel change (0-255) of a pixel's source that still leaves it as it is.
-    let stillTolerance: Int
+    package let stillTolerance: Int
     private let nearest: NearestColor
     /// The source colour (RGB) each pixel was last drawn for.
     private var drawnFrom: [UInt8]
     private var isFirst = true
 
-    init(width: Int, height: Int, palette: [RGBColor], transparentIndex: UInt8, dither: GIFDither, stillTolerance: Int) {
+    package init(width: Int, height: Int, palette: [RGBColor], transparentIndex: UInt8, dither: GIFDither, stillTolerance: Int) {
         self.width = width
         self.height = height
         self.dither = dither
@@ -61,7 +61,7 @@ struct PaletteMapper {
 
     /// Maps one packed RGB frame (width x height); nil if no pixel needs drawing (the frame the GIF
     /// already shows is good enough: the caller lengthens it instead).
-    mutating func map(_ rgb: UnsafeBufferPointer<UInt8>) -> MappedFrame? {
+    package mutating func map(_ rgb: UnsafeBufferPointer<UInt8>) -> MappedFrame? {
         precondition(rgb.count >= width * height * 3)
         // Index per pixel for this frame, or the transparent index where the pixel stays.
         var out = [UInt8](repeating: transparentIndex, count: width * height)

@@ -7,11 +7,11 @@ import CHeifLoader
 /// the output. HEIF cannot be decoded scaled, so the pixel limit applies to the whole primary image.
 /// Cost: libheif's planar RGB at full size (plus, while libheif converts, the decoder's YCbCr); our side
 /// box-shrinks those planes in place (`HEIFPlanes`) rather than asking for another, interleaved, copy.
-enum HEIFDecoder {
+package enum HEIFDecoder {
     /// One owner per libheif object, each released in its `deinit`.
-    final class Context {
-        let raw: OpaquePointer
-        init() throws {
+    package final class Context {
+        package let raw: OpaquePointer
+        package init() throws {
             if let why = flipbook_heif_load() {
                 throw FlipbookError(.unsupported, "libheif is not available", underlying: String(cString: why))
             }
@@ -25,30 +25,30 @@ enum HEIFDecoder {
     }
 
     /// A handle keeps its context alive: libheif's handles point into the context's data.
-    final class Handle {
-        let raw: OpaquePointer
-        let context: Context
-        init(_ raw: OpaquePointer, context: Context) {
+    package final class Handle {
+        package let raw: OpaquePointer
+        package let context: Context
+        package init(_ raw: OpaquePointer, context: Context) {
             self.raw = raw
             self.context = context
         }
         deinit { heif_image_handle_release(raw) }
-        var width: Int { Int(heif_image_handle_get_width(raw)) }
-        var height: Int { Int(heif_image_handle_get_height(raw)) }
-        var hasAlpha: Bool { heif_image_handle_has_alpha_channel(raw) != 0 }
+        package var width: Int { Int(heif_image_handle_get_width(raw)) }
+        package var height: Int { Int(heif_image_handle_get_height(raw)) }
+        package var hasAlpha: Bool { heif_image_handle_has_alpha_channel(raw) != 0 }
     }
 
-    final class DecodedImage {
-        let raw: OpaquePointer
-        init(_ raw: OpaquePointer) { self.raw = raw }
+    package final class DecodedImage {
+        package let raw: OpaquePointer
+        package init(_ raw: OpaquePointer) { self.raw = raw }
         deinit { heif_image_release(raw) }
     }
 
     /// `flipbook_heif_register_dav1d()`'s result, evaluated once (Swift runs a static initialiser once).
-    static let registeredDav1d = flipbook_heif_register_dav1d() == 0
+    package static let registeredDav1d = flipbook_heif_register_dav1d() == 0
 
     /// A libheif status to `throws`.
-    static func check(_ error: heif_error, _ what: String) throws {
+    package static func check(_ error: heif_error, _ what: String) throws {
         guard error.code != heif_error_Ok else { return }
         let text = error.message.map { String(cString: $0) } ?? ""
         let code: FlipbookError.Code
@@ -65,7 +65,7 @@ enum HEIFDecoder {
     }
 
     /// Opens `bytes` (which must outlive the handle: libheif reads them in place) and returns its primary item.
-    static func primary(_ bytes: UnsafeRawBufferPointer) throws -> Handle {
+    package static func primary(_ bytes: UnsafeRawBufferPointer) throws -> Handle {
         let context = try Context()
         try check(heif_context_read_from_memory_without_copy(context.raw, bytes.baseAddress, bytes.count, nil),
                   "heif_context_read_from_memory")
@@ -76,7 +76,7 @@ enum HEIFDecoder {
     }
 
     /// Header facts for `probe`: the displayed size (after libheif's transformations) and alpha.
-    static func header(_ source: some ByteSource, type: MediaType) throws -> StillHeader {
+    package static func header(_ source: some ByteSource, type: MediaType) throws -> StillHeader {
         try source.withContiguousBytes { bytes in
             let handle = try primary(bytes)
             // Orientation stays `.up`: libheif's transformations already give the displayed size.
@@ -85,15 +85,15 @@ enum HEIFDecoder {
         }
     }
 
-    struct Decoded {
-        var image: Image
+    package struct Decoded {
+        package var image: Image
         /// True when the embedded thumbnail item was decoded instead of the primary image.
-        var usedThumbnailItem: Bool
+        package var usedThumbnailItem: Bool
     }
 
     /// The thumbnail for `request`: the thumbnail item if it covers the output with the same shape, else the
     /// primary image decoded and shrunk. Colour: ICC profiles and wide-gamut nclx to sRGB, PQ/HLG tone-mapped.
-    static func thumbnail(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits) throws -> Decoded {
+    package static func thumbnail(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits) throws -> Decoded {
         let main = try primary(bytes)
         let full = Size(width: main.width, height: main.height)
         let plan = ThumbnailPlan.make(source: full, maxPixelSize: request.maxPixelSize, fit: request.fit, upscale: request.upscale)
@@ -122,7 +122,7 @@ enum HEIFDecoder {
     }
 
     /// The smallest thumbnail item at least as large as `output` with the primary image's aspect ratio.
-    static func thumbnailItem(of main: Handle, covering output: Size, full: Size) -> Handle? {
+    package static func thumbnailItem(of main: Handle, covering output: Size, full: Size) -> Handle? {
         let count = Int(heif_image_handle_get_number_of_thumbnails(main.raw))
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)
@@ -140,14 +140,14 @@ enum HEIFDecoder {
         return best
     }
 
-    struct Colour {
-        var icc: [UInt8]?
-        var hdr: ToneMapper.Transfer?
+    package struct Colour {
+        package var icc: [UInt8]?
+        package var hdr: ToneMapper.Transfer?
     }
 
     /// The colour description: an ICC profile (`prof`/`rICC`), or an nclx box. Wide-gamut nclx primaries
     /// become an ICC profile made by Little CMS; PQ and HLG transfers select tone mapping.
-    static func colourProfile(_ handle: Handle) -> Colour {
+    package static func colourProfile(_ handle: Handle) -> Colour {
         var result = Colour()
         let type = heif_image_handle_get_color_profile_type(handle.raw)
         if type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC {
@@ -180,7 +180,7 @@ enum HEIFDecoder {
 
     /// 8-bit RGB(A) box-shrunk by `factor`: from libheif's native planes when `HEIFPlanes` handles their
     /// layout (no full-size RGB buffer), else libheif converting to interleaved RGB(A) first.
-    static func decode8(_ handle: Handle, factor: Int = 1) throws -> Image {
+    package static func decode8(_ handle: Handle, factor: Int = 1) throws -> Image {
         let premultiplied = handle.hasAlpha && heif_image_handle_is_premultiplied_alpha(handle.raw) != 0
         if let planes = try nativePlanes(handle, factor: factor, premultiplied: premultiplied) { return planes.image8() }
         let alpha = handle.hasAlpha
@@ -207,7 +207,7 @@ enum HEIFDecoder {
     /// `factor` through `HEIFPlanes`; nil when `HEIFPlanes` does not handle the layout. Monochrome range
     /// comes from the decoded image's nclx (what libheif itself would use), else the item's. libheif's
     /// planes are released before this returns.
-    static func nativePlanes(_ handle: Handle, factor: Int, premultiplied: Bool) throws -> HEIFPlanes? {
+    package static func nativePlanes(_ handle: Handle, factor: Int, premultiplied: Bool) throws -> HEIFPlanes? {
         let image = try decode(handle, colourspace: heif_colorspace_undefined, chroma: heif_chroma_undefined)
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
         if heif_image_get_nclx_color_profile(image.raw, &nclx).code != heif_error_Ok || nclx == nil {
@@ -223,7 +223,7 @@ enum HEIFDecoder {
 
     /// PQ/HLG: box-shrunk to at least twice the output (from the native planes, else from libheif's 16-bit
     /// RGB), then tone-mapped to sRGB as video is.
-    static func decodeHDR(_ handle: Handle, transfer: ToneMapper.Transfer, plan: ThumbnailPlan, full: Size) throws -> Image {
+    package static func decodeHDR(_ handle: Handle, transfer: ToneMapper.Transfer, plan: ThumbnailPlan, full: Size) throws -> Image {
         let mapper = ToneMapper(transfer: transfer)
         let k = PNGStreamDecoder.factor(scale: plan.scale * Double(full.width) / Double(max(1, handle.width)))
         let shrunk: (width: Int, height: Int, rgb: [UInt16])
@@ -240,7 +240,7 @@ enum HEIFDecoder {
     }
 
     /// libheif's 16-bit interleaved RGB, box-shrunk by `k` and scaled to the full 16-bit range.
-    static func interleavedHDR(_ handle: Handle, factor k: Int) throws -> (width: Int, height: Int, rgb: [UInt16]) {
+    package static func interleavedHDR(_ handle: Handle, factor k: Int) throws -> (width: Int, height: Int, rgb: [UInt16]) {
         let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle.raw))
         let image = try decode(handle, colourspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RRGGBB_LE)
         return try copyPlane(image, channels: 3, bytesPerSample: 2) { w, h, src, stride in
@@ -302,7 +302,7 @@ enum HEIFDecoder {
 extension ToneMapper {
     /// A mapper for a still whose colour box says PQ or HLG: the nominal 1,000 cd/m² peak (stills carry no
     /// content light level that libheif reports).
-    init(transfer: Transfer) {
+    package init(transfer: Transfer) {
         self.transfer = transfer
         peak = max(1, 1000 / Self.referenceWhite)
     }

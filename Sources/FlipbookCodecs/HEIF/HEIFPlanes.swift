@@ -4,19 +4,19 @@ import CHeif
 /// planar RGB 4:4:4 (libheif 1.15 converts every decoded colour image to that internally, whatever the
 /// caller asks for) or monochrome, 8 to 16 bits, optional alpha. Asking libheif for interleaved RGB instead
 /// costs a second full-size buffer next to the planar one (36 MB for 12 MP, 72 MB at 10 bits for PQ/HLG).
-struct HEIFPlanes {
+package struct HEIFPlanes {
     /// The shrunk image: RGB in [0, 1] (non-linear) and alpha in [0, 1] when there is alpha.
-    var width: Int
-    var height: Int
-    var rgb: [Float]
-    var alpha: [Float]?
+    package var width: Int
+    package var height: Int
+    package var rgb: [Float]
+    package var alpha: [Float]?
 
     /// One plane of a decoded image, read in place.
-    struct Plane {
-        let base: UnsafePointer<UInt8>
-        let stride: Int, width: Int, height: Int, bits: Int
+    package struct Plane {
+        package let base: UnsafePointer<UInt8>
+        package let stride: Int, width: Int, height: Int, bits: Int
 
-        init?(_ image: OpaquePointer, _ channel: heif_channel) {
+        package init?(_ image: OpaquePointer, _ channel: heif_channel) {
             guard heif_image_has_channel(image, channel) != 0 else { return nil }
             var s: Int32 = 0
             guard let p = heif_image_get_plane_readonly(image, channel, &s) else { return nil }
@@ -29,11 +29,11 @@ struct HEIFPlanes {
         }
 
         /// Sample (x, y) as an integer; 9- to 16-bit planes hold native-endian UInt16s.
-        @inline(__always) func sample(_ x: Int, _ y: Int) -> Int {
+        @inline(__always) package func sample(_ x: Int, _ y: Int) -> Int {
             bits > 8 ? Int(UnsafeRawPointer(base + y * stride).load(fromByteOffset: 2 * x, as: UInt16.self)) : Int(base[y * stride + x])
         }
 
-        var maxValue: Float { Float((1 << bits) - 1) }
+        package var maxValue: Float { Float((1 << bits) - 1) }
     }
 
     /// Shrinks `image` (from `heif_decode_image` with `heif_colorspace_undefined`) by `k`, or returns nil
@@ -41,7 +41,7 @@ struct HEIFPlanes {
     /// `fullRange` applies to monochrome luma (libheif converts colour images to full-range RGB itself).
     /// `premultiplied` colour is averaged as it is and divided by alpha afterwards; straight colour is
     /// weighted by alpha.
-    static func shrink(_ image: OpaquePointer, factor k: Int, fullRange: Bool, premultiplied: Bool) -> HEIFPlanes? {
+    package static func shrink(_ image: OpaquePointer, factor k: Int, fullRange: Bool, premultiplied: Bool) -> HEIFPlanes? {
         let colourspace = heif_image_get_colorspace(image), chroma = heif_image_get_chroma_format(image)
         let channels: [heif_channel]
         if colourspace == heif_colorspace_RGB, chroma == heif_chroma_444 {
@@ -111,13 +111,13 @@ struct HEIFPlanes {
     }
 
     /// A luma code value to [0, 1], full range or limited (16-235 scaled to the bit depth).
-    static func luma(_ v: Float, bits: Int, full: Bool) -> Float {
+    package static func luma(_ v: Float, bits: Int, full: Bool) -> Float {
         let scale = Float(1 << (bits - 8))
         return full ? v / Float((1 << bits) - 1) : (v - 16 * scale) / (219 * scale)
     }
 
     /// 8-bit RGB or RGBA (straight alpha), clipped and rounded.
-    func image8() -> Image {
+    package func image8() -> Image {
         let c = alpha == nil ? 3 : 4
         var pixels = [UInt8](repeating: 0, count: width * height * c)
         for i in 0..<(width * height) {
@@ -128,7 +128,7 @@ struct HEIFPlanes {
     }
 
     /// 16-bit RGB (full range), what `ToneMapper.map` reads.
-    func rgb16() -> [UInt16] {
+    package func rgb16() -> [UInt16] {
         rgb.map { UInt16(min(65535, max(0, $0 * 65535).rounded())) }
     }
 }

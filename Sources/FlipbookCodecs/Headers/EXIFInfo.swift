@@ -1,16 +1,16 @@
 /// What Flipbook reads from EXIF / TIFF metadata. Parsing is bounds-checked throughout: malformed
 /// metadata yields nil fields, never a crash.
-struct EXIFInfo: Equatable, Sendable {
+package struct EXIFInfo: Equatable, Sendable {
     /// Tag 274 as stored, if present.
-    var orientation: Int?
+    package var orientation: Int?
     /// The embedded JPEG thumbnail (IFD1), as a byte range of the TIFF block.
-    var thumbnail: Range<Int>?
+    package var thumbnail: Range<Int>?
     /// ImageWidth / ImageLength of IFD0 (present in TIFF files, rarely in EXIF).
-    var width: Int?
-    var height: Int?
+    package var width: Int?
+    package var height: Int?
 
     /// Parses a TIFF structure ("II*\0" or "MM\0*" header).
-    init?(tiff bytes: UnsafeRawBufferPointer) {
+    package init?(tiff bytes: UnsafeRawBufferPointer) {
         guard bytes.count >= 8 else { return nil }
         let little: Bool
         switch (bytes[0], bytes[1]) {

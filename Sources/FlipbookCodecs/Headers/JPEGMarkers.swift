@@ -1,21 +1,21 @@
 /// The JPEG markers Flipbook cares about, found by walking the segments before the first scan.
-struct JPEGMarkers {
+package struct JPEGMarkers {
     /// The TIFF block inside the APP1 "Exif\0\0" segment, as a byte range of the file.
-    var exif: Range<Int>?
+    package var exif: Range<Int>?
     /// An APP14 "Adobe" segment is present: CMYK data is stored inverted (Photoshop's convention).
-    var adobe = false
+    package var adobe = false
     /// From the first SOFn segment: size, sample precision, component count and the SOF type (0xC0...).
-    var width: Int?
-    var height: Int?
-    var precision: Int?
-    var components: Int?
-    var frameType: UInt8?
+    package var width: Int?
+    package var height: Int?
+    package var precision: Int?
+    package var components: Int?
+    package var frameType: UInt8?
     /// The APP2 "ICC_PROFILE\0" segments' payloads by sequence number, and the chunk count they declare:
     /// `EmbeddedProfile` joins them, so the segments are walked once for everything.
-    var iccChunks: [Int: Range<Int>] = [:]
-    var iccDeclared = 0
+    package var iccChunks: [Int: Range<Int>] = [:]
+    package var iccDeclared = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         var i = 2
         var segments = 0
         let iccTag = Array("ICC_PROFILE".utf8) + [0]

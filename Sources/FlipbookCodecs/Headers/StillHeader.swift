@@ -1,18 +1,18 @@
 /// Header facts about a still (or the first frame of an animated image), read without decoding pixels:
 /// the size that the limit checks use and that `probe` reports.
-struct StillHeader {
+package struct StillHeader {
     /// Stored size (before orientation).
-    var width: Int
-    var height: Int
-    var hasAlpha: Bool?
-    var orientation: Orientation = .up
-    var rawOrientation: Int?
-    var frames = 1
-    var loopCount: Int?
-    var durationMs: Int?
-    var codec: String
+    package var width: Int
+    package var height: Int
+    package var hasAlpha: Bool?
+    package var orientation: Orientation = .up
+    package var rawOrientation: Int?
+    package var frames = 1
+    package var loopCount: Int?
+    package var durationMs: Int?
+    package var codec: String
 
-    static func read(_ source: some ByteSource, type: MediaType) throws -> StillHeader {
+    package static func read(_ source: some ByteSource, type: MediaType) throws -> StillHeader {
         switch type {
         case .jpeg: return try source.withContiguousBytes { try jpeg($0) }
         case .png, .apng: return try png(source)
@@ -24,7 +24,7 @@ struct StillHeader {
         }
     }
 
-    static func jpeg(_ bytes: UnsafeRawBufferPointer) throws -> StillHeader {
+    package static func jpeg(_ bytes: UnsafeRawBufferPointer) throws -> StillHeader {
         let markers = JPEGMarkers(bytes)
         // Our own SOF reading covers what TurboJPEG refuses (12-bit, lossless, > 65500 px).
         guard let width = markers.width, let height = markers.height else {
@@ -45,7 +45,7 @@ struct StillHeader {
         (0..<n).reduce(0) { $0 | Int(b[o + $1]) << (8 * $1) }
     }
 
-    static func png(_ source: some ByteSource) throws -> StillHeader {
+    package static func png(_ source: some ByteSource) throws -> StillHeader {
         let ihdr = try source.bytes(at: 8, length: 25)
         guard ihdr.count == 25, String(decoding: ihdr[4..<8], as: UTF8.self) == "IHDR" else {
             throw FlipbookError(source.count < 33 ? .truncated : .corrupt, "PNG has no IHDR chunk")
@@ -92,7 +92,7 @@ struct StillHeader {
         return result
     }
 
-    static func webp(_ source: some ByteSource) throws -> StillHeader {
+    package static func webp(_ source: some ByteSource) throws -> StillHeader {
         var offset = 12, chunks = 0
         var result: StillHeader?
         var frames = 0, duration = 0, animated = false, loops: Int?
@@ -148,7 +148,7 @@ struct StillHeader {
 
     private static func be32le(_ b: [UInt8]) -> Int { b.count == 4 ? le(b, 0, 4) : 0 }
 
-    static func bmp(_ source: some ByteSource) throws -> StillHeader {
+    package static func bmp(_ source: some ByteSource) throws -> StillHeader {
         let head = try source.bytes(at: 0, length: 32)
         guard head.count >= 26 else { throw FlipbookError(.truncated, "BMP header is cut short") }
         let dib = le(head, 14, 4)
@@ -161,7 +161,7 @@ struct StillHeader {
         return StillHeader(width: abs(width), height: abs(height), hasAlpha: bits == 32 && dib >= 56, codec: "bmp")
     }
 
-    static func tiff(_ bytes: UnsafeRawBufferPointer) throws -> StillHeader {
+    package static func tiff(_ bytes: UnsafeRawBufferPointer) throws -> StillHeader {
         guard let info = EXIFInfo(tiff: bytes), let w = info.width, let h = info.height else {
             throw FlipbookError(.corrupt, "TIFF has no readable first image directory")
         }

@@ -1,35 +1,35 @@
 import CTurboJPEG
 
 /// TurboJPEG, wrapped once: statuses become throws, handles are freed on every path.
-enum TurboJPEG {
-    struct Header {
-        var width: Int
-        var height: Int
-        var colorspace: TJCS
+package enum TurboJPEG {
+    package struct Header {
+        package var width: Int
+        package var height: Int
+        package var colorspace: TJCS
     }
 
     /// The decode scales TurboJPEG offers, as (numerator, denominator), largest first.
-    static let scalingFactors: [tjscalingfactor] = {
+    package static let scalingFactors: [tjscalingfactor] = {
         var count: Int32 = 0
         guard let factors = tjGetScalingFactors(&count) else { return [tjscalingfactor(num: 1, denom: 1)] }
         return (0..<Int(count)).map { factors[$0] }
     }()
 
     /// A decompressor handle owned by one call.
-    final class Handle {
-        let raw: tjhandle
-        init(compress: Bool) throws {
+    package final class Handle {
+        package let raw: tjhandle
+        package init(compress: Bool) throws {
             guard let h = compress ? tjInitCompress() : tjInitDecompress() else {
                 throw FlipbookError(.codec, "TurboJPEG could not be initialised")
             }
             raw = h
         }
         deinit { tjDestroy(raw) }
-        var errorText: String { String(cString: tjGetErrorStr2(raw)) }
-        var lastWasWarning: Bool { tjGetErrorCode(raw) == TJERR_WARNING.rawValue }
+        package var errorText: String { String(cString: tjGetErrorStr2(raw)) }
+        package var lastWasWarning: Bool { tjGetErrorCode(raw) == TJERR_WARNING.rawValue }
     }
 
-    static func header(_ jpeg: UnsafeRawBufferPointer) throws -> Header {
+    package static func header(_ jpeg: UnsafeRawBufferPointer) throws -> Header {
         let handle = try Handle(compress: false)
         var w: Int32 = 0, h: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -42,7 +42,7 @@ enum TurboJPEG {
     /// Decodes at `factor` to RGB (CMYK/YCCK converted through `cmykProfile` or the default CMYK profile,
     /// reading Adobe's inverted convention when `adobe`). Returns the image and a warning when libjpeg
     /// recovered from damage (for example a truncated scan).
-    static func decode(_ jpeg: UnsafeRawBufferPointer, header: Header, factor: tjscalingfactor, adobe: Bool,
+    package static func decode(_ jpeg: UnsafeRawBufferPointer, header: Header, factor: tjscalingfactor, adobe: Bool,
                        cmykProfile: [UInt8]? = nil)
         throws -> (Image, warning: String?)
     {
@@ -77,7 +77,7 @@ enum TurboJPEG {
     }
 
     /// Encodes an RGB image (alpha is flattened onto white first) as baseline 4:2:0 JPEG.
-    static func encode(_ image: Image, quality: Int) throws -> [UInt8] {
+    package static func encode(_ image: Image, quality: Int) throws -> [UInt8] {
         let rgb = image.flattened()
         let handle = try Handle(compress: true)
         var output: UnsafeMutablePointer<UInt8>?

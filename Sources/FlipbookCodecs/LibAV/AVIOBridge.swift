@@ -7,20 +7,20 @@ import CFFmpeg
 /// (SEEK_SET, SEEK_CUR, SEEK_END and AVSEEK_SIZE). The context keeps this object, and through it the
 /// source, alive via its `opaque` pointer; `deinit` frees the AVIO buffer and context the way libav
 /// documents (the buffer libav may have replaced, then the context).
-final class AVIOBridge {
+package final class AVIOBridge {
     /// The state the C callbacks see through `opaque`.
-    final class State {
-        let source: any ByteSource
-        var position = 0
-        init(source: any ByteSource) { self.source = source }
+    package final class State {
+        package let source: any ByteSource
+        package var position = 0
+        package init(source: any ByteSource) { self.source = source }
     }
 
-    let state: State
-    private(set) var context: UnsafeMutablePointer<AVIOContext>
+    package let state: State
+    package private(set) var context: UnsafeMutablePointer<AVIOContext>
     private let retained: Unmanaged<State>
 
     /// Creates the context with a read buffer of `bufferSize` bytes (allocated with av_malloc, as required).
-    init(source: any ByteSource, bufferSize: Int = 32 * 1024) throws {
+    package init(source: any ByteSource, bufferSize: Int = 32 * 1024) throws {
         let av = try LibAV.api()
         state = State(source: source)
         guard let buffer = av.av_malloc(bufferSize) else {

@@ -1,10 +1,10 @@
 import CFFmpeg
 
 /// Owns an `AVCodecContext` (decoder or encoder); `deinit` is the only place it is freed.
-final class CodecContext {
-    private(set) var pointer: UnsafeMutablePointer<AVCodecContext>
+package final class CodecContext {
+    package private(set) var pointer: UnsafeMutablePointer<AVCodecContext>
 
-    init(codec: UnsafePointer<AVCodec>) throws {
+    package init(codec: UnsafePointer<AVCodec>) throws {
         let av = try LibAV.api()
         guard let ctx = av.avcodec_alloc_context3(codec) else {
             throw FlipbookError(.codec, "avcodec_alloc_context3 failed")
@@ -13,7 +13,7 @@ final class CodecContext {
     }
 
     /// A decoder for `id`; throws `.unsupported` if this libavcodec has none.
-    static func decoder(for id: AVCodecID) throws -> CodecContext {
+    package static func decoder(for id: AVCodecID) throws -> CodecContext {
         let av = try LibAV.api()
         guard let codec = av.avcodec_find_decoder(id) else {
             throw FlipbookError(.unsupported, "no decoder for \(LibAV.codecName(id))")
@@ -21,7 +21,7 @@ final class CodecContext {
         return try CodecContext(codec: codec)
     }
 
-    func open(options: [String: String] = [:]) throws {
+    package func open(options: [String: String] = [:]) throws {
         let av = try LibAV.api()
         var dict: OpaquePointer?
         for (key, value) in options { _ = av.av_dict_set(&dict, key, value, 0) }

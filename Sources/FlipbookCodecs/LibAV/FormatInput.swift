@@ -1,13 +1,13 @@
 import CFFmpeg
 
 /// A demuxer reading from a `ByteSource` through `AVIOBridge`: nothing touches the file system.
-final class FormatInput {
-    let io: AVIOBridge
-    private(set) var pointer: UnsafeMutablePointer<AVFormatContext>
+package final class FormatInput {
+    package let io: AVIOBridge
+    package private(set) var pointer: UnsafeMutablePointer<AVFormatContext>
 
     /// Opens the container. `probeStreams: false` skips avformat_find_stream_info, which decodes ahead to
     /// learn what the headers do not say; call `probeStreams()` when a stream's parameters are missing.
-    init(source: any ByteSource, probeStreams: Bool = true) throws {
+    package init(source: any ByteSource, probeStreams: Bool = true) throws {
         let av = try LibAV.api()
         io = try AVIOBridge(source: source)
         guard let ctx = av.avformat_alloc_context() else { throw FlipbookError(.codec, "avformat_alloc_context failed") }
@@ -20,12 +20,12 @@ final class FormatInput {
         if probeStreams { try self.probeStreams() }
     }
 
-    func probeStreams() throws {
+    package func probeStreams() throws {
         try LibAV.check(try LibAV.api().avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
     }
 
     /// A stream's display matrix (rotation and mirroring side data), nine values; empty if it has none.
-    static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> [Int32] {
+    package static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> [Int32] {
         guard let av = try? LibAV.api() else { return [] }
         var size = 0
         guard let data = av.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return [] }
@@ -33,7 +33,7 @@ final class FormatInput {
     }
 
     /// The default video stream, never an attached picture (cover art).
-    static func videoStream(_ format: FormatInput) throws -> Int {
+    package static func videoStream(_ format: FormatInput) throws -> Int {
         let av = try LibAV.api()
         let streams = format.streams
         func usable(_ i: Int) -> Bool {
@@ -49,7 +49,7 @@ final class FormatInput {
         throw FlipbookError(.unsupported, "the file has no video stream (audio only?)")
     }
 
-    var streams: [UnsafeMutablePointer<AVStream>] {
+    package var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }
 

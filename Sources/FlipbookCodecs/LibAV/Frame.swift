@@ -1,9 +1,9 @@
 import CFFmpeg
 
 /// Owns an `AVFrame`; `deinit` is the only place it is freed.
-final class Frame {
-    let pointer: UnsafeMutablePointer<AVFrame>
-    init() throws {
+package final class Frame {
+    package let pointer: UnsafeMutablePointer<AVFrame>
+    package init() throws {
         guard let frame = try LibAV.api().av_frame_alloc() else { throw FlipbookError(.codec, "av_frame_alloc failed") }
         pointer = frame
     }

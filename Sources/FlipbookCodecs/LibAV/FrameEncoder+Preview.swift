@@ -1,7 +1,7 @@
 extension FrameEncoder {
     /// An RGB image of the encoder's size, padded to even dimensions with the background colour and
     /// followed by the slack swscale's SIMD reads need.
-    func padded(_ image: Image) throws -> [UInt8] {
+    package func padded(_ image: Image) throws -> [UInt8] {
         guard image.width == width, image.height == height else {
             throw FlipbookError(.codec, "frame size changed from \(width)x\(height) to \(image.width)x\(image.height)")
         }

@@ -5,10 +5,10 @@ import Glibc
 
 /// One encoder + muxer writing to memory. Frames arrive as padded RGB24 with their pts and duration (ms).
 /// A class, the single owner of its codec, muxer, scaler, frame and packets: a copy can never share them.
-final class FrameEncoder {
-    let paddedWidth: Int, paddedHeight: Int
-    let width: Int, height: Int
-    let background: (UInt8, UInt8, UInt8)
+package final class FrameEncoder {
+    package let paddedWidth: Int, paddedHeight: Int
+    package let width: Int, height: Int
+    package let background: (UInt8, UInt8, UInt8)
     private let codec: CodecContext
     private let muxer: MemoryMuxer
     private let stream: UnsafeMutablePointer<AVStream>
@@ -20,9 +20,9 @@ final class FrameEncoder {
     private var durations: [Int64: Int64] = [:]
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
-    let meter: QualityMeter?
+    package let meter: QualityMeter?
     /// The container's loop_count tag (nil: none).
-    private(set) var loopCount: Int?
+    package private(set) var loopCount: Int?
 
     /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
     /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
@@ -30,7 +30,7 @@ final class FrameEncoder {
     /// (mbtree=0 avoids it but made test patterns 30-80% bigger; b-pyramid=none alone does not). glibc's M_PERTURB 0xFF makes every new heap block
     /// zero, as a fresh process's memory is, so x264 reads zeros and the output is the first-conversion bytes
     /// whatever ran before. Process-wide; set once, before the first encoder opens.
-    static let zeroNewHeapBlocks: Void = {
+    package static let zeroNewHeapBlocks: Void = {
         #if canImport(Glibc)
         // mallopt is in <malloc.h>, which Glibc's module does not export; M_PERTURB is -6 there.
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
@@ -40,7 +40,7 @@ final class FrameEncoder {
         #endif
     }()
 
-    init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
+    package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
         Self.zeroNewHeapBlocks
         let av = try LibAV.api()
         self.width = width
@@ -126,7 +126,7 @@ final class FrameEncoder {
     /// Sets (or, with nil, removes) the container's loop_count tag. MP4 writes its tags with the index, at
     /// `finish`, so a count learnt after the header (a GIF's loop extension after its first frame) still
     /// lands in the file; WebM wrote its tags with the header.
-    func setLoopCount(_ loopCount: Int?) throws {
+    package func setLoopCount(_ loopCount: Int?) throws {
         let av = try LibAV.api()
         _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", loopCount.map { String($0) }, 0)
         self.loopCount = loopCount
@@ -134,15 +134,15 @@ final class FrameEncoder {
 
     /// Encoder threads for a frame size: one below 0.25 megapixels (most GIFs; a library converts one file
     /// per core), two above. Depends only on the size, so the bytes written never depend on the machine.
-    static func threads(width: Int, height: Int) -> Int { width * height < 250_000 ? 1 : 2 }
+    package static func threads(width: Int, height: Int) -> Int { width * height < 250_000 ? 1 : 2 }
 
     /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
     /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
-    static let inputSlack = 64
+    package static let inputSlack = 64
 
     /// RGBA (width x height) composited onto the background, padded to even size with the background,
     /// followed by `inputSlack` zero bytes.
-    func flatten(_ rgba: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    package func flatten(_ rgba: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight * 3 + Self.inputSlack)
         let (br, bg, bb) = (Int(background.0), Int(background.1), Int(background.2))
         out.withUnsafeMutableBufferPointer { dst in
@@ -168,7 +168,7 @@ final class FrameEncoder {
         return out
     }
 
-    static func crop(_ rgb: [UInt8], paddedWidth: Int, to size: Size) -> [UInt8] {
+    package static func crop(_ rgb: [UInt8], paddedWidth: Int, to size: Size) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(size.width * size.height * 3)
         for y in 0..<size.height { out.append(contentsOf: rgb[(y * paddedWidth * 3)..<(y * paddedWidth * 3 + size.width * 3)]) }
@@ -176,7 +176,7 @@ final class FrameEncoder {
     }
 
     /// Converts and encodes one frame shown from `pts` for `duration` milliseconds.
-    func encode(_ rgb: [UInt8], pts: Int, duration: Int) throws {
+    package func encode(_ rgb: [UInt8], pts: Int, duration: Int) throws {
         let av = try LibAV.api()
         try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
         try rgb.withUnsafeBufferPointer { src in
@@ -213,7 +213,7 @@ final class FrameEncoder {
 
     /// Flushes the encoder, writes the trailer (and moves the index to the front) and returns the file.
     /// `endMs` is when the last frame stops being shown: the file's duration.
-    func finish(endMs: Int) throws -> [UInt8] {
+    package func finish(endMs: Int) throws -> [UInt8] {
         let av = try LibAV.api()
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the encoder")
         try drain()

@@ -2,8 +2,8 @@ import CFFmpeg
 
 /// Stills that TurboJPEG does not take (PNG, WebP, BMP, TIFF, 12-bit, lossless JPEG): one packet holding
 /// the whole file through a libavcodec image decoder, then libswscale to 8-bit RGB(A) at full size.
-enum LibAVStillCodec {
-    static func codecID(for type: MediaType) -> AVCodecID? {
+package enum LibAVStillCodec {
+    package static func codecID(for type: MediaType) -> AVCodecID? {
         switch type {
         case .png, .apng: AV_CODEC_ID_PNG
         case .webp: AV_CODEC_ID_WEBP
@@ -15,7 +15,7 @@ enum LibAVStillCodec {
     }
 
     /// Decodes the first image of `bytes`. The codec's own `max_pixels` guard backs up our header check.
-    static func decode(_ bytes: UnsafeRawBufferPointer, type: MediaType, limits: Limits) throws -> Image {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, type: MediaType, limits: Limits) throws -> Image {
         let av = try LibAV.api()
         guard let id = codecID(for: type) else { throw FlipbookError(.unsupported, "\(type) stills are not supported") }
         let codec = try CodecContext.decoder(for: id)
@@ -35,7 +35,7 @@ enum LibAVStillCodec {
     }
 
     /// Converts a decoded frame to packed 8-bit RGB, or RGBA when the pixel format carries alpha.
-    static func toRGB(_ frame: UnsafeMutablePointer<AVFrame>, limits: Limits) throws -> Image {
+    package static func toRGB(_ frame: UnsafeMutablePointer<AVFrame>, limits: Limits) throws -> Image {
         let av = try LibAV.api()
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         try limits.checkPixels(width: w, height: h)
@@ -58,7 +58,7 @@ enum LibAVStillCodec {
     }
 
     /// Encodes with a libavcodec image encoder: PNG (RGB or RGBA) or WebP (libwebp, lossy at `quality`).
-    static func encode(_ image: Image, format: OutputFormat, quality: Int) throws -> [UInt8] {
+    package static func encode(_ image: Image, format: OutputFormat, quality: Int) throws -> [UInt8] {
         let av = try LibAV.api()
         let codecPointer: UnsafePointer<AVCodec>?
         var source = image

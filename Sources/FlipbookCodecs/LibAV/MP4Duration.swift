@@ -5,11 +5,11 @@
 /// both from packet durations. Giving the last decoded packet enough duration that the media covers the GIF's
 /// end also pushes the edit list past it; this puts the presentation back at exactly the GIF's end. Only
 /// fixed-size fields change, so no offset in the file moves. Costs one walk over the `moov` boxes.
-enum MP4Duration {
+package enum MP4Duration {
     /// Rewrites mvhd, every tkhd and the single-entry elst of `bytes` to `milliseconds`. Returns false (and
     /// changes nothing) when the layout is not the one libavformat writes for one video track.
     @discardableResult
-    static func set(_ bytes: inout [UInt8], milliseconds: Int) -> Bool {
+    package static func set(_ bytes: inout [UInt8], milliseconds: Int) -> Bool {
         guard let moov = child(of: 0..<bytes.count, named: "moov", in: bytes),
               let mvhd = child(of: moov, named: "mvhd", in: bytes) else { return false }
         let mvhdVersion = bytes[mvhd.lowerBound]

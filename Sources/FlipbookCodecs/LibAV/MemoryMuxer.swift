@@ -5,12 +5,12 @@ import CFFmpeg
 
 /// A libavformat muxer that writes into memory (a `MemoryOutput`); the only owner of its context, which
 /// it frees in deinit. Streams use a millisecond time base.
-final class MemoryMuxer {
-    let pointer: UnsafeMutablePointer<AVFormatContext>
+package final class MemoryMuxer {
+    package let pointer: UnsafeMutablePointer<AVFormatContext>
     private let output = MemoryOutput()
 
     /// A muxer for libavformat's short format name ("mp4", "webm", "webp").
-    init(formatName: String) throws {
+    package init(formatName: String) throws {
         let av = try LibAV.api()
         var context: UnsafeMutablePointer<AVFormatContext>?
         try LibAV.check(av.avformat_alloc_output_context2(&context, nil, formatName, nil), "creating the \(formatName) muxer")
@@ -19,10 +19,10 @@ final class MemoryMuxer {
     }
 
     /// True if the container wants codec headers once, in the stream parameters (AV_CODEC_FLAG_GLOBAL_HEADER).
-    var wantsGlobalHeader: Bool { pointer.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+    package var wantsGlobalHeader: Bool { pointer.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// A stream carrying `codec`'s output, in milliseconds. Call after the codec is opened.
-    func addStream(for codec: CodecContext) throws -> UnsafeMutablePointer<AVStream> {
+    package func addStream(for codec: CodecContext) throws -> UnsafeMutablePointer<AVStream> {
         let av = try LibAV.api()
         guard let stream = av.avformat_new_stream(pointer, nil) else { throw FlipbookError(.codec, "avformat_new_stream failed") }
         try LibAV.check(av.avcodec_parameters_from_context(stream.pointee.codecpar, codec.pointer), "codec parameters")
@@ -31,7 +31,7 @@ final class MemoryMuxer {
     }
 
     /// Points the muxer at memory and writes the container header with `options` (muxer AVOptions).
-    func writeHeader(options: [String: String] = [:]) throws {
+    package func writeHeader(options: [String: String] = [:]) throws {
         let av = try LibAV.api()
         pointer.pointee.pb = try output.makeContext(writable: true)
         pointer.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -43,7 +43,7 @@ final class MemoryMuxer {
     }
 
     /// Writes one packet whose timestamps are in `timeBase` (rescaled to the stream's).
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, from timeBase: AVRational, to stream: UnsafeMutablePointer<AVStream>) throws {
+    package func write(_ packet: UnsafeMutablePointer<AVPacket>, from timeBase: AVRational, to stream: UnsafeMutablePointer<AVStream>) throws {
         let av = try LibAV.api()
         av.av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
@@ -51,7 +51,7 @@ final class MemoryMuxer {
     }
 
     /// Writes the trailer and returns the file's bytes.
-    func finish() throws -> [UInt8] {
+    package func finish() throws -> [UInt8] {
         try LibAV.check(try LibAV.api().av_write_trailer(pointer), "finishing the container")
         return output.bytes
     }

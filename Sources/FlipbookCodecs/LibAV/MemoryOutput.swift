@@ -7,21 +7,21 @@ import CFFmpeg
 /// MP4 muxer needs (it rewrites box sizes) and reads for `+faststart`'s second pass, which movenc opens
 /// through `AVFormatContext.io_open`: `install(on:)` routes that to a reader over the same bytes, so no
 /// temporary file is ever made.
-final class MemoryOutput {
+package final class MemoryOutput {
     /// The file's bytes.
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
     /// Cursor state shared with the C callbacks; one per AVIO context over `bytes`.
-    final class Cursor {
-        unowned let output: MemoryOutput
-        var position = 0
-        init(_ output: MemoryOutput) { self.output = output }
+    package final class Cursor {
+        package unowned let output: MemoryOutput
+        package var position = 0
+        package init(_ output: MemoryOutput) { self.output = output }
     }
 
     private var contexts: [(UnsafeMutablePointer<AVIOContext>, Unmanaged<Cursor>)] = []
 
     /// A writable (and readable, seekable) AVIO context over the bytes. Freed by this object.
-    func makeContext(writable: Bool) throws -> UnsafeMutablePointer<AVIOContext> {
+    package func makeContext(writable: Bool) throws -> UnsafeMutablePointer<AVIOContext> {
         let av = try LibAV.api()
         let size = 64 * 1024
         guard let buffer = av.av_malloc(size) else { throw FlipbookError(.codec, "av_malloc failed") }
@@ -38,7 +38,7 @@ final class MemoryOutput {
     }
 
     /// Frees one context made by `makeContext` (used by io_close2).
-    func close(_ ctx: UnsafeMutablePointer<AVIOContext>) {
+    package func close(_ ctx: UnsafeMutablePointer<AVIOContext>) {
         guard let i = contexts.firstIndex(where: { $0.0 == ctx }) else { return }
         free(contexts.remove(at: i))
     }
@@ -52,7 +52,7 @@ final class MemoryOutput {
     }
 
     /// Routes the muxer's second-pass opens (faststart) to readers over these bytes.
-    func install(on format: UnsafeMutablePointer<AVFormatContext>) {
+    package func install(on format: UnsafeMutablePointer<AVFormatContext>) {
         format.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         format.pointee.io_open = memoryIOOpen
         format.pointee.io_close2 = memoryIOClose

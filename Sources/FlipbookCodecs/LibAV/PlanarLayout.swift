@@ -3,16 +3,16 @@ import CFFmpeg
 /// A decoded frame's pixel format as the plane-level code (box shrink, frame signatures) needs it: planar,
 /// one 8-bit or one 9-16-bit little-endian sample per position, no palette, bitstream or hardware
 /// surface. That is every YUV and planar RGB layout software decoders produce.
-struct PlanarLayout {
+package struct PlanarLayout {
     /// The format's components (Y, Cb, Cr, alpha or G, B, R, alpha), in libav's order.
-    let components: [AVComponentDescriptor]
+    package let components: [AVComponentDescriptor]
     /// Bytes per sample: 1 or 2, the same for every component.
-    let step: Int
+    package let step: Int
     /// Planes in use.
-    let planes: Int
+    package let planes: Int
     private let log2ChromaW: Int, log2ChromaH: Int
 
-    init?(_ format: Int32) {
+    package init?(_ format: Int32) {
         guard let av = try? LibAV.api(), let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return nil }
         let d = desc.pointee
         let unsupported = UInt64(AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
@@ -28,7 +28,7 @@ struct PlanarLayout {
 
     /// Plane `p`'s size for a `width` x `height` frame: libav subsamples planes 1 and 2 (chroma) and
     /// rounds up; plane 0 and alpha are full size.
-    func planeSize(_ p: Int, width: Int, height: Int) -> (width: Int, height: Int) {
+    package func planeSize(_ p: Int, width: Int, height: Int) -> (width: Int, height: Int) {
         let chroma = p == 1 || p == 2
         return (-((-width) >> (chroma ? log2ChromaW : 0)), -((-height) >> (chroma ? log2ChromaH : 0)))
     }

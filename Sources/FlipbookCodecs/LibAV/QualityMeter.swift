@@ -14,8 +14,8 @@ import CFFmpeg
 /// Memory: the source pictures wait here until the decoder returns them, which is the encoder's delay
 /// (lookahead plus B-frames). At most `budgetBytes` of them are kept; pictures that arrive while the budget
 /// is spent are encoded but not measured, which depends only on the encoder's (deterministic) output order.
-final class QualityMeter {
-    static let budgetBytes = 64 << 20
+package final class QualityMeter {
+    package static let budgetBytes = 64 << 20
 
     private let decoder: CodecContext
     private let picture: Frame
@@ -29,10 +29,10 @@ final class QualityMeter {
     private var weightedSum = 0.0
     private var weight = 0.0
     /// Frames compared so far.
-    private(set) var measuredFrames = 0
+    package private(set) var measuredFrames = 0
 
     /// A decoder for the stream `stream` (whose parameters, with the encoder's extradata, the muxer holds).
-    init(stream: UnsafeMutablePointer<AVStream>, width: Int, height: Int) throws {
+    package init(stream: UnsafeMutablePointer<AVStream>, width: Int, height: Int) throws {
         let av = try LibAV.api()
         decoder = try CodecContext.decoder(for: stream.pointee.codecpar.pointee.codec_id)
         try LibAV.check(av.avcodec_parameters_to_context(decoder.pointer, stream.pointee.codecpar), "avcodec_parameters_to_context")
@@ -57,11 +57,11 @@ final class QualityMeter {
     }
 
     /// The SSIM so far (1 before any frame was measured).
-    var ssim: Double { weight > 0 ? weightedSum / weight : 1 }
+    package var ssim: Double { weight > 0 ? weightedSum / weight : 1 }
 
     /// Keeps the encoder's input frame (packed RGB, `width` x `height`, followed by
     /// `FrameEncoder.inputSlack` bytes), as the reference's YUV 4:2:0, shown at `pts` for `durationMs`.
-    func keep(_ source: UnsafePointer<UInt8>, pts: Int64, durationMs: Int) throws {
+    package func keep(_ source: UnsafePointer<UInt8>, pts: Int64, durationMs: Int) throws {
         let size = width * height + 2 * ((width / 2) * (height / 2))
         guard heldBytes + size <= Self.budgetBytes else { return }
         try toYUV.scale(packed: source, rowBytes: width * 3, height: height, into: yuv.pointer)
@@ -79,7 +79,7 @@ final class QualityMeter {
     }
 
     /// Decodes `packet` (nil: the end) and scores every picture the decoder returns.
-    func decode(_ packet: UnsafeMutablePointer<AVPacket>?) throws {
+    package func decode(_ packet: UnsafeMutablePointer<AVPacket>?) throws {
         let av = try LibAV.api()
         try LibAV.check(av.avcodec_send_packet(decoder.pointer, packet), "decoding for the quality check")
         while true {

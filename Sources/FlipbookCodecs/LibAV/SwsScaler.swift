@@ -3,12 +3,12 @@ import CFFmpeg
 /// Owns one libswscale context (`SwsContext`); `deinit` is the only place it is freed, and the context
 /// never leaves this object: conversions between libav frames and packed (single-plane) buffers are its
 /// methods, with the plane-pointer plumbing written once.
-final class SwsScaler {
+package final class SwsScaler {
     private let context: OpaquePointer
 
     /// A converter from `sourceWidth` x `sourceHeight` in `sourceFormat` to `width` x `height` in `format`.
     /// Throws `failure` when libswscale cannot convert between the two (an unsupported pixel format).
-    init(sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat, width: Int32, height: Int32,
+    package init(sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat, width: Int32, height: Int32,
          format: AVPixelFormat, flags: Int32, failure: @autoclosure () -> FlipbookError) throws {
         let av = try LibAV.api()
         guard let context = av.sws_getContext(sourceWidth, sourceHeight, sourceFormat, width, height, format, flags, nil, nil, nil)
@@ -21,14 +21,14 @@ final class SwsScaler {
     }
 
     /// Sets the source's YCbCr matrix (`SWS_CS_*`) and range; the output is full-range RGB.
-    func setColourspace(sourceMatrix: Int32, sourceFullRange: Bool) throws {
+    package func setColourspace(sourceMatrix: Int32, sourceFullRange: Bool) throws {
         let av = try LibAV.api()
         _ = av.sws_setColorspaceDetails(context, av.sws_getCoefficients(sourceMatrix), sourceFullRange ? 1 : 0,
                                         av.sws_getCoefficients(Int32(SWS_CS_DEFAULT)), 1, 0, 1 << 16, 1 << 16)
     }
 
     /// The frame's eight plane pointers and line sizes, as sws_scale takes them.
-    static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], lines: [Int32]) {
+    package static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], lines: [Int32]) {
         let data = withUnsafeMutablePointer(to: &frame.pointee.data) {
             $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
         }
@@ -40,7 +40,7 @@ final class SwsScaler {
 
     /// Converts all `sourceHeight` rows of `frame` into the packed `destination`; throws unless the
     /// scaler produced `expectedRows` rows.
-    func scale(_ frame: UnsafeMutablePointer<AVFrame>, sourceHeight: Int, into destination: UnsafeMutablePointer<UInt8>,
+    package func scale(_ frame: UnsafeMutablePointer<AVFrame>, sourceHeight: Int, into destination: UnsafeMutablePointer<UInt8>,
                rowBytes: Int, expectedRows: Int) throws {
         let av = try LibAV.api()
         let (data, lines) = Self.planes(of: frame)
@@ -53,7 +53,7 @@ final class SwsScaler {
     }
 
     /// Converts the packed `source` (`height` rows of `rowBytes`) into `frame`'s planes.
-    func scale(packed source: UnsafePointer<UInt8>, rowBytes: Int, height: Int, into frame: UnsafeMutablePointer<AVFrame>) throws {
+    package func scale(packed source: UnsafePointer<UInt8>, rowBytes: Int, height: Int, into frame: UnsafeMutablePointer<AVFrame>) throws {
         let av = try LibAV.api()
         let (data, lines) = Self.planes(of: frame)
         var planes: [UnsafePointer<UInt8>?] = [source, nil, nil, nil]

@@ -2,7 +2,7 @@
 public enum VideoCodec: String, Sendable, CaseIterable {
     case h264, hevc, vp9, av1
 
-    var encoderNames: [String] {
+    package var encoderNames: [String] {
         switch self {
         case .h264: ["libx264"]
         case .hevc: ["libx265"]

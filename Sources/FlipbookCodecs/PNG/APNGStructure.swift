@@ -1,43 +1,43 @@
 /// An APNG's structure from its chunk headers: IHDR, PLTE/tRNS, acTL, and each frame's fcTL with where its
 /// image data lies (IDAT or fdAT chunks). Reads 8 bytes a chunk plus the small control chunks; pixel data
 /// is only located, never read, so a scan costs a few kilobytes of I/O whatever the file size.
-struct APNGStructure {
-    enum Dispose: UInt8 { case none = 0, background = 1, previous = 2 }
-    enum Blend: UInt8 { case source = 0, over = 1 }
+package struct APNGStructure {
+    package enum Dispose: UInt8 { case none = 0, background = 1, previous = 2 }
+    package enum Blend: UInt8 { case source = 0, over = 1 }
 
-    struct Frame {
-        var width: Int, height: Int, x: Int, y: Int
+    package struct Frame {
+        package var width: Int, height: Int, x: Int, y: Int
         /// Stored delay in ms (delay_num / delay_den s, a zero denominator meaning 1/100 s).
-        var delayMs: Int
-        var dispose: Dispose
-        var blend: Blend
+        package var delayMs: Int
+        package var dispose: Dispose
+        package var blend: Blend
         /// Byte ranges of the zlib stream in the file (fdAT's sequence number already skipped).
-        var data: [Range<Int>] = []
+        package var data: [Range<Int>] = []
     }
 
-    var width = 0, height = 0
+    package var width = 0, height = 0
     /// IHDR's bytes 8-12: bit depth, colour type, compression, filter, interlace.
-    var format: [UInt8] = []
+    package var format: [UInt8] = []
     /// PLTE and tRNS chunks, whole (length, type, data, CRC), copied into each frame's PNG.
-    var sharedChunks: [[UInt8]] = []
-    var hasTransparency = false
-    var declaredFrames = 0
+    package var sharedChunks: [[UInt8]] = []
+    package var hasTransparency = false
+    package var declaredFrames = 0
     /// acTL num_plays: 0 forever.
-    var plays = 0
-    var frames: [Frame] = []
+    package var plays = 0
+    package var frames: [Frame] = []
     /// Why the scan stopped before IEND, if it did.
-    var truncation: String?
+    package var truncation: String?
     /// Whether the IDAT image is the animation's first frame (an fcTL came before it).
-    var defaultImageIsFirstFrame = false
+    package var defaultImageIsFirstFrame = false
 
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    package static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    static func be32(_ b: [UInt8], _ i: Int) -> Int {
+    package static func be32(_ b: [UInt8], _ i: Int) -> Int {
         Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
     }
 
     /// Walks the chunks. Throws for a damaged header; data that ends early ends the scan with `truncation`.
-    static func scan(_ source: any ByteSource, maxFrames: Int) throws -> APNGStructure {
+    package static func scan(_ source: any ByteSource, maxFrames: Int) throws -> APNGStructure {
         var s = APNGStructure()
         guard try source.bytes(at: 0, length: 8) == signature else { throw FlipbookError(.corrupt, "not a PNG signature") }
         var offset = 8
@@ -108,7 +108,7 @@ struct APNGStructure {
 
     /// A standalone PNG of one frame: IHDR at the frame's size, the shared palette chunks, its image data
     /// as IDAT, IEND. libavcodec's PNG decoder turns it into pixels.
-    func png(for frame: Frame, source: any ByteSource) throws -> [UInt8] {
+    package func png(for frame: Frame, source: any ByteSource) throws -> [UInt8] {
         var out = Self.signature
         var ihdr: [UInt8] = []
         Self.append32(frame.width, to: &ihdr)
@@ -128,11 +128,11 @@ struct APNGStructure {
         return out
     }
 
-    static func append32(_ v: Int, to out: inout [UInt8]) {
+    package static func append32(_ v: Int, to out: inout [UInt8]) {
         out += [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 
-    static func appendChunk(_ type: String, _ data: [UInt8], to out: inout [UInt8]) {
+    package static func appendChunk(_ type: String, _ data: [UInt8], to out: inout [UInt8]) {
         append32(data.count, to: &out)
         let typed = Array(type.utf8) + data
         out += typed

@@ -5,26 +5,26 @@ import CPNG
 /// image (one source row plus one accumulator row), not the source. Rows come from the `ByteSource` as
 /// libpng asks for them: a file is never read whole. Adam7-interlaced PNGs need every pass before any
 /// row is final, so they are decoded whole, under the pixel limit.
-enum PNGStreamDecoder {
-    struct Decoded {
-        var image: Image
-        var fullSize: Size
+package enum PNGStreamDecoder {
+    package struct Decoded {
+        package var image: Image
+        package var fullSize: Size
         /// The box factor applied while decoding (1: full size).
-        var factor: Int
-        var interlaced: Bool
-        var profile: [UInt8]?
+        package var factor: Int
+        package var interlaced: Bool
+        package var profile: [UInt8]?
     }
 
     /// The libpng read struct and its info struct: one owner, destroyed together in `deinit`.
     private final class Reader {
-        var png: png_structp?
-        var info: png_infop?
-        var errorBuffer = [CChar](repeating: 0, count: 256)
-        let source: any ByteSource
-        var offset: Int
-        var truncated = false
+        package var png: png_structp?
+        package var info: png_infop?
+        package var errorBuffer = [CChar](repeating: 0, count: 256)
+        package let source: any ByteSource
+        package var offset: Int
+        package var truncated = false
 
-        init(source: any ByteSource) throws {
+        package init(source: any ByteSource) throws {
             self.source = source
             offset = 0
             png = errorBuffer.withUnsafeMutableBufferPointer { fb_png_create_read($0.baseAddress) }
@@ -35,12 +35,12 @@ enum PNGStreamDecoder {
 
         deinit { png_destroy_read_struct(&png, &info, nil) }
 
-        var message: String {
+        package var message: String {
             String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
 
         /// A libpng status (0 or -1 from the shim) to `throws`.
-        func check(_ status: Int32, _ what: String) throws {
+        package func check(_ status: Int32, _ what: String) throws {
             guard status != 0 else { return }
             if truncated { throw FlipbookError(.truncated, "PNG data ends early", underlying: message, context: what) }
             throw FlipbookError(.corrupt, "PNG data is not decodable", underlying: message, context: what)
@@ -63,14 +63,14 @@ enum PNGStreamDecoder {
 
     /// The box factor for a source of `full` pixels planned at `scale`: the largest whole factor that
     /// still leaves at least two for the final Lanczos resample (libvips's shrink-on-load rule).
-    static func factor(scale: Double) -> Int {
+    package static func factor(scale: Double) -> Int {
         guard scale < 0.5 else { return 1 }
         return min(256, max(1, Int((0.5 / scale).rounded(.down))))
     }
 
     /// Decodes `source` shrunk by `scale` (see `factor`). Checks the pixel limit on the source only when it
     /// must be decoded whole (Adam7); streamed sources are bounded by `maxScaledPixels`.
-    static func decode(_ source: some ByteSource, scale: Double, limits: Limits) throws -> Decoded {
+    package static func decode(_ source: some ByteSource, scale: Double, limits: Limits) throws -> Decoded {
         let reader = try Reader(source: source)
         let png = reader.png!, info = reader.info!
         let io = Unmanaged.passUnretained(reader).toOpaque()

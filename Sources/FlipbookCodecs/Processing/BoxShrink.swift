@@ -1,10 +1,10 @@
 /// Whole-factor box shrinking of a decoder's own 8-bit interleaved plane, straight into a small `Image`:
 /// libvips's shrink before the final Lanczos reduce, and no full-size copy of the plane on our side.
-enum BoxShrink {
+package enum BoxShrink {
     /// Averages `k` x `k` blocks of `src` (RGB or RGBA with straight alpha, `stride` bytes per row). RGBA
     /// colour is alpha-weighted so transparent pixels do not darken edges. Edge blocks average what they
     /// cover. Cost: the output plus one UInt32 accumulator row.
-    static func plane(_ src: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, channels c: Int, factor k: Int) -> Image {
+    package static func plane(_ src: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, channels c: Int, factor k: Int) -> Image {
         let outW = (w + k - 1) / k, outH = (h + k - 1) / k
         var out = [UInt8](repeating: 0, count: outW * outH * c)
         var acc = [UInt32](repeating: 0, count: outW * c)

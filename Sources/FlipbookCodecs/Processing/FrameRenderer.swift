@@ -2,17 +2,17 @@ import CFFmpeg
 
 /// Scales decoded frames straight to the thumbnail with libswscale (Lanczos), honouring the stream's
 /// colour matrix and range, its sample aspect ratio and its display matrix (rotation and mirroring).
-final class FrameRenderer {
-    let orientation: Orientation
-    let request: ThumbnailRequest
-    let format: FormatInput
-    let stream: UnsafeMutablePointer<AVStream>
+package final class FrameRenderer {
+    package let orientation: Orientation
+    package let request: ThumbnailRequest
+    package let format: FormatInput
+    package let stream: UnsafeMutablePointer<AVStream>
     /// The scaler for the last frame's size and format, remade when they change.
     private var scaler: SwsScaler?
     private let shrunk: Frame
     private var swsKey: (Int32, Int32, Int32, Int32) = (0, 0, -1, -1)
 
-    init(format: FormatInput, stream: UnsafeMutablePointer<AVStream>, request: ThumbnailRequest) throws {
+    package init(format: FormatInput, stream: UnsafeMutablePointer<AVStream>, request: ThumbnailRequest) throws {
         self.format = format
         self.stream = stream
         self.request = request
@@ -22,12 +22,12 @@ final class FrameRenderer {
 
     /// AV_PIX_FMT_RGB48 is a C macro for the native-endian variant.
     #if _endian(little)
-    static let rgb48 = AV_PIX_FMT_RGB48LE
+    package static let rgb48 = AV_PIX_FMT_RGB48LE
     #else
-    static let rgb48 = AV_PIX_FMT_RGB48BE
+    package static let rgb48 = AV_PIX_FMT_RGB48BE
     #endif
 
-    func render(_ frame: UnsafeMutablePointer<AVFrame>) throws -> Image {
+    package func render(_ frame: UnsafeMutablePointer<AVFrame>) throws -> Image {
         let av = try LibAV.api()
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         guard w > 0, h > 0 else { throw FlipbookError(.corrupt, "decoded an empty frame") }

@@ -4,10 +4,10 @@ import CFFmpeg
 /// "shrink, then reduce". swscale's cost grows with the scale factor (Lanczos-3 at 30x reads ~180 taps a
 /// pixel; an 8K frame to 256 px took ~60 ms), while a box shrink reads each source sample once.
 /// The factor leaves at least 2x for Lanczos, so the result is anti-aliased the same way.
-enum FrameShrinker {
+package enum FrameShrinker {
     /// The box factor for a frame `width` x `height` scaled to `scaledWidth` x `scaledHeight`: the whole
     /// part of half the smaller axis's reduction; 1 means no shrink.
-    static func factor(width: Int, height: Int, scaledWidth: Int, scaledHeight: Int) -> Int {
+    package static func factor(width: Int, height: Int, scaledWidth: Int, scaledHeight: Int) -> Int {
         guard scaledWidth > 0, scaledHeight > 0 else { return 1 }
         let reduction = min(Double(width) / Double(scaledWidth), Double(height) / Double(scaledHeight))
         return min(128, max(1, Int(reduction / 2)))  // 128: a 16-bit block sum still fits in 32 bits
@@ -17,7 +17,7 @@ enum FrameShrinker {
     /// description and aspect stay on `frame`, where the renderer reads them). Returns false, leaving
     /// `out` untouched, for layouts this does not handle (packed, palette, bitstream, big-endian or hardware
     /// formats): the caller then scales the frame as it is.
-    static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, by factor: Int, into out: Frame) throws -> Bool {
+    package static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, by factor: Int, into out: Frame) throws -> Bool {
         let av = try LibAV.api()
         guard factor > 1, let layout = PlanarLayout(frame.pointee.format) else { return false }
 
@@ -47,10 +47,10 @@ enum FrameShrinker {
         return true
     }
 
-    struct PlaneGeometry {
-        var inWidth, inHeight, inStride: Int  // stride in bytes
-        var outWidth, outHeight, outStride: Int
-        var factor: Int
+    package struct PlaneGeometry {
+        package var inWidth, inHeight, inStride: Int  // stride in bytes
+        package var outWidth, outHeight, outStride: Int
+        package var factor: Int
     }
 
     /// Each output sample is the rounded mean of its factor x factor block (fewer at the right and bottom

@@ -3,27 +3,27 @@ import CFFmpeg
 /// A frame's colour statistics from a grid of samples: per-channel histograms and spreads. Read straight
 /// from a decoded frame's planes it costs a few microseconds, so poster selection can judge every frame
 /// it decodes and scale only the one it keeps.
-struct FrameSignature {
-    static let bins = 32
+package struct FrameSignature {
+    package static let bins = 32
     /// Most sample positions per axis.
-    static let grid = 64
+    package static let grid = 64
     /// `bins` counts for each channel (Y, Cb, Cr or R, G, B), normalised to sum to 1 per channel.
-    private(set) var histogram: [Double]
+    package private(set) var histogram: [Double]
     /// Standard deviation of each channel, in 8-bit levels.
-    private(set) var spreads: [Double]
+    package private(set) var spreads: [Double]
 
     /// Black, white or one flat colour: no channel spreads by `threshold` levels or more. 5 levels in
     /// limited-range luma are ~6 in full-range RGB, the threshold used for rendered images.
-    func isUniform(threshold: Double = 5) -> Bool { spreads.allSatisfy { $0 < threshold } }
+    package func isUniform(threshold: Double = 5) -> Bool { spreads.allSatisfy { $0 < threshold } }
 
     /// Squared distance between two signatures' histograms.
-    func distance(to histogram: [Double]) -> Double {
+    package func distance(to histogram: [Double]) -> Double {
         zip(self.histogram, histogram).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
     }
 
     /// The signature of a decoded frame in a planar 8- to 16-bit layout (every YUV and planar RGB format
     /// decoders produce); nil for packed, palette and hardware layouts.
-    init?(_ frame: UnsafeMutablePointer<AVFrame>) {
+    package init?(_ frame: UnsafeMutablePointer<AVFrame>) {
         guard let layout = PlanarLayout(frame.pointee.format) else { return nil }
         let (data, lines) = SwsScaler.planes(of: frame)
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
@@ -47,14 +47,14 @@ struct FrameSignature {
 
     /// The signature of `frame` from its planes or, for layouts without them, from `render()`'s image,
     /// which is returned so that a kept frame is not rendered twice.
-    static func of(_ frame: UnsafeMutablePointer<AVFrame>, render: () throws -> Image) throws -> (FrameSignature, Image?) {
+    package static func of(_ frame: UnsafeMutablePointer<AVFrame>, render: () throws -> Image) throws -> (FrameSignature, Image?) {
         if let planar = FrameSignature(frame) { return (planar, nil) }
         let image = try render()
         return (FrameSignature(image: image), image)
     }
 
     /// The signature of a rendered RGB(A) image (its first three channels).
-    init(image: Image) {
+    package init(image: Image) {
         histogram = []
         spreads = []
         let c = image.channels

@@ -2,10 +2,10 @@
 /// one score per 8x8 window on a 4-pixel grid (overlapping), averaged. Pure integer sums, so the result is
 /// the same on every machine: the converter's quality search decides from it and outputs must not depend
 /// on where they were made.
-enum PlaneSSIM {
+package enum PlaneSSIM {
     /// Mean SSIM of `a` and `b` (`width` x `height`, rows `strideA` / `strideB` bytes apart). 1 for planes
     /// under 8 pixels a side (no window fits).
-    static func score(_ a: UnsafePointer<UInt8>, strideA: Int, _ b: UnsafePointer<UInt8>, strideB: Int, width: Int, height: Int) -> Double {
+    package static func score(_ a: UnsafePointer<UInt8>, strideA: Int, _ b: UnsafePointer<UInt8>, strideB: Int, width: Int, height: Int) -> Double {
         let bw = width / 4, bh = height / 4
         guard bw >= 2, bh >= 2 else { return 1 }
         // Per 4x4 block: sum a, sum b, sum a^2 + b^2, sum a*b, for two block rows at a time.
@@ -41,7 +41,7 @@ enum PlaneSSIM {
     }
 
     /// x264's ssim_end1 for 64 pixels.
-    static func window(s1: Int64, s2: Int64, ss: Int64, s12: Int64) -> Double {
+    package static func window(s1: Int64, s2: Int64, ss: Int64, s12: Int64) -> Double {
         let c1 = 0.01 * 0.01 * 255 * 255 * 64, c2 = 0.03 * 0.03 * 255 * 255 * 64 * 63
         let (d1, d2) = (Double(s1), Double(s2))
         let vars = Double(ss * 64 - s1 * s1 - s2 * s2), covar = Double(s12 * 64 - s1 * s2)

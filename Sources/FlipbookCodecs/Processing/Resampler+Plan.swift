@@ -3,7 +3,7 @@
 /// without calling into one another.
 extension Resampler {
     /// Resamples a decoded image (the whole source at some scale) to the plan and turns it upright.
-    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, request: ThumbnailRequest) -> Image {
+    package static func finish(_ image: Image, fullSize: Size, orientation: Orientation, request: ThumbnailRequest) -> Image {
         let display = orientation.swapsAxes ? fullSize.transposed : fullSize
         let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
                                       upscale: request.upscale).stored(for: orientation)
@@ -11,7 +11,7 @@ extension Resampler {
     }
 
     /// `plan` is in stored orientation; `image` shows the full source scaled to its own size.
-    static func finish(_ image: Image, fullSize: Size, orientation: Orientation, plan: ThumbnailPlan) -> Image {
+    package static func finish(_ image: Image, fullSize: Size, orientation: Orientation, plan: ThumbnailPlan) -> Image {
         let sx = Double(image.width) / Double(fullSize.width), sy = Double(image.height) / Double(fullSize.height)
         let cropW = plan.cropWidth * sx, cropH = plan.cropHeight * sy
         let region = (x: (Double(image.width) - cropW) / 2, y: (Double(image.height) - cropH) / 2, width: cropW, height: cropH)

@@ -2,9 +2,9 @@
 /// When shrinking, the kernel widens by the shrink factor, so every source pixel contributes (area
 /// weighting), and alpha is premultiplied while filtering so transparent pixels do not darken edges.
 /// Cost: one float buffer of outputWidth x sourceRows x channels, plus the output.
-enum Resampler {
+package enum Resampler {
     /// Resamples the region `(x, y, width, height)` of `image` (fractional source pixels) to `size`.
-    static func resample(
+    package static func resample(
         _ image: Image, region: (x: Double, y: Double, width: Double, height: Double), to size: Size
     ) -> Image {
         let c = image.channels
@@ -97,11 +97,11 @@ enum Resampler {
     }
 
     @inline(__always)
-    static func clampByte(_ v: Float) -> UInt8 {
+    package static func clampByte(_ v: Float) -> UInt8 {
         UInt8(min(max(v + 0.5, 0), 255))
     }
 
-    static func lanczos3(_ x: Double) -> Double {
+    package static func lanczos3(_ x: Double) -> Double {
         let x = abs(x)
         if x < 1e-9 { return 1 }
         if x >= 3 { return 0 }
@@ -110,15 +110,15 @@ enum Resampler {
     }
 
     /// Precomputed, normalised filter taps for one axis.
-    struct Taps {
-        var first: [Int] = []
-        var count: [Int] = []
-        var offset: [Int] = []
-        var weights: [Float] = []
-        var firstSource = Int.max
-        var lastSource = 0
+    package struct Taps {
+        package var first: [Int] = []
+        package var count: [Int] = []
+        package var offset: [Int] = []
+        package var weights: [Float] = []
+        package var firstSource = Int.max
+        package var lastSource = 0
 
-        init(sourceLength: Int, start: Double, length: Double, outputLength: Int) {
+        package init(sourceLength: Int, start: Double, length: Double, outputLength: Int) {
             let step = length / Double(outputLength)
             let filterScale = max(1, step)
             let support = 3 * filterScale

@@ -7,20 +7,20 @@ import Glibc
 /// and OOTF), HDR reference white (203 cd/m², BT.2408) becomes SDR white, highlights up to the content's
 /// peak roll off smoothly into the rest of the range, and BT.2020 primaries become BT.709's (BT.2087)
 /// before the sRGB curve. Formulas are the standards'; the roll-off is this file's own.
-struct ToneMapper {
-    enum Transfer { case pq, hlg }
+package struct ToneMapper {
+    package enum Transfer { case pq, hlg }
 
-    let transfer: Transfer
+    package let transfer: Transfer
     /// The content's peak as a multiple of reference white.
-    let peak: Double
+    package let peak: Double
     /// Light below this multiple of reference white passes unchanged.
-    static let knee = 0.75
-    static let referenceWhite = 203.0
+    package static let knee = 0.75
+    package static let referenceWhite = 203.0
 
     /// A mapper for `frame`, or nil when its transfer is not PQ or HLG. A PQ peak comes from the frame's
     /// content light level (MaxCLL), else its mastering display's peak, else 1,000 cd/m² (the usual HDR10
     /// mastering peak). HLG is scene-referred: its peak is that of its nominal 1,000 cd/m² display.
-    init?(frame: UnsafeMutablePointer<AVFrame>) {
+    package init?(frame: UnsafeMutablePointer<AVFrame>) {
         switch frame.pointee.color_trc {
         case AVCOL_TRC_SMPTE2084: transfer = .pq
         case AVCOL_TRC_ARIB_STD_B67: transfer = .hlg
@@ -48,7 +48,7 @@ struct ToneMapper {
     }
 
     /// Maps `count` pixels of native-endian RGB48 (non-linear BT.2020, full range) to RGB24 sRGB.
-    func map(_ source: UnsafePointer<UInt16>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    package func map(_ source: UnsafePointer<UInt16>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
         for i in 0..<count {
             var r = Double(source[3 * i]) / 65535, g = Double(source[3 * i + 1]) / 65535, b = Double(source[3 * i + 2]) / 65535
             switch transfer {
@@ -80,7 +80,7 @@ struct ToneMapper {
 
     /// Identity below the knee; above it, [knee, peak] goes to [knee, 1] by s·x / (1 + (s - 1)·x), whose
     /// slope at the knee is 1 (s is the ratio of the two spans), so the curve has no corner.
-    func rollOff(_ m: Double) -> Double {
+    package func rollOff(_ m: Double) -> Double {
         let k = Self.knee
         guard peak > 1 else { return min(m, 1) }
         let s = (peak - k) / (1 - k)
@@ -89,7 +89,7 @@ struct ToneMapper {
     }
 
     /// SMPTE ST 2084 EOTF: signal in [0, 1] to cd/m².
-    static func pqToNits(_ e: Double) -> Double {
+    package static func pqToNits(_ e: Double) -> Double {
         let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128
         let c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
         let p = pow(max(e, 0), 1 / m2)
@@ -97,13 +97,13 @@ struct ToneMapper {
     }
 
     /// BT.2100 HLG inverse OETF: signal in [0, 1] to normalised scene light in [0, 1].
-    static func hlgToScene(_ e: Double) -> Double {
+    package static func hlgToScene(_ e: Double) -> Double {
         let a = 0.17883277, b = 0.28466892, c = 0.55991073
         return e <= 0.5 ? e * e / 3 : (exp((e - c) / a) + b) / 12
     }
 
     /// The sRGB transfer curve (IEC 61966-2-1), to 8 bits.
-    static func srgb(_ v: Double) -> UInt8 {
+    package static func srgb(_ v: Double) -> UInt8 {
         let c = min(1, max(0, v))
         let e = c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
         return UInt8((e * 255).rounded())

@@ -7,8 +7,8 @@ import CFFmpeg
 /// libavcodec 5.1 never tells libwebp when the last frame ends (it assembles without the final
 /// timestamp), so libwebp gives the last frame the average duration of the others. `finish` therefore
 /// rewrites the last ANMF chunk's 24-bit duration so the frames add up to exactly `endMs`.
-final class AnimatedWebPEncoder {
-    let width: Int, height: Int
+package final class AnimatedWebPEncoder {
+    package let width: Int, height: Int
     private let codec: CodecContext
     private let muxer: MemoryMuxer
     private let stream: UnsafeMutablePointer<AVStream>
@@ -16,7 +16,7 @@ final class AnimatedWebPEncoder {
     private let packet: Packet
     private var lastMs = -1
 
-    init(width: Int, height: Int, options: WebPPreviewOptions) throws {
+    package init(width: Int, height: Int, options: WebPPreviewOptions) throws {
         try options.validate()
         guard width <= 16383, height <= 16383 else {
             throw FlipbookError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(width)x\(height)")
@@ -47,7 +47,7 @@ final class AnimatedWebPEncoder {
     }
 
     /// Adds a frame shown from `ms` (strictly after the previous frame's start).
-    func add(_ image: Image, atMs ms: Int) throws {
+    package func add(_ image: Image, atMs ms: Int) throws {
         guard image.width == width, image.height == height else {
             throw FlipbookError(.codec, "frame size changed from \(width)x\(height) to \(image.width)x\(image.height)")
         }
@@ -88,7 +88,7 @@ final class AnimatedWebPEncoder {
 
     /// Flushes the encoder, finishes the file with the last frame lasting until `endMs`, and returns the
     /// file and the number of frames in it.
-    func finish(endMs: Int) throws -> (data: [UInt8], frames: Int) {
+    package func finish(endMs: Int) throws -> (data: [UInt8], frames: Int) {
         let av = try LibAV.api()
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the WebP encoder")
         try drain()

@@ -2,11 +2,11 @@ import CWebP
 
 /// libwebp's WebPAnimDecoder: it applies each frame's blend and dispose and hands back the whole canvas.
 /// Freed in `deinit` only.
-final class WebPAnimDecoderHandle {
-    let pointer: OpaquePointer
+package final class WebPAnimDecoderHandle {
+    package let pointer: OpaquePointer
     private let bytes: WebPBytes
 
-    init(_ bytes: WebPBytes) throws {
+    package init(_ bytes: WebPBytes) throws {
         var options = WebPAnimDecoderOptions()
         guard fb_webp_anim_options_init(&options) != 0 else {
             throw FlipbookError(.libraryUnavailable, "libwebpdemux does not match the headers it was built with")
@@ -22,11 +22,11 @@ final class WebPAnimDecoderHandle {
 
     deinit { WebPAnimDecoderDelete(pointer) }
 
-    var hasMoreFrames: Bool { WebPAnimDecoderHasMoreFrames(pointer) != 0 }
+    package var hasMoreFrames: Bool { WebPAnimDecoderHasMoreFrames(pointer) != 0 }
 
     /// The next composited canvas (owned by the decoder, valid until the next call), or nil on a
     /// decoding error.
-    func next() -> UnsafePointer<UInt8>? {
+    package func next() -> UnsafePointer<UInt8>? {
         var buffer: UnsafeMutablePointer<UInt8>?
         var timestamp: Int32 = 0
         guard WebPAnimDecoderGetNext(pointer, &buffer, &timestamp) != 0, let buffer else { return nil }

@@ -1,9 +1,9 @@
 import CFFmpeg
 
 /// The few facts of the WebP container (RIFF) the encoder needs.
-enum WebPAnimation {
+package enum WebPAnimation {
     /// Offsets of the ANMF chunks' payloads in a RIFF WebP file.
-    static func frameOffsets(_ data: [UInt8]) throws -> [Int] {
+    package static func frameOffsets(_ data: [UInt8]) throws -> [Int] {
         func fourCC(_ at: Int) -> String { String(decoding: data[at..<(at + 4)], as: UTF8.self) }
         guard data.count >= 12, fourCC(0) == "RIFF", fourCC(8) == "WEBP" else {
             throw FlipbookError(.codec, "the WebP muxer did not produce a RIFF WebP file")
@@ -22,13 +22,13 @@ enum WebPAnimation {
     }
 
     /// A frame's duration: 24 bits little-endian at byte 12 of its ANMF payload.
-    static func duration(_ data: [UInt8], frameAt offset: Int) -> Int {
+    package static func duration(_ data: [UInt8], frameAt offset: Int) -> Int {
         Int(data[offset + 12]) | Int(data[offset + 13]) << 8 | Int(data[offset + 14]) << 16
     }
 
     /// Sets the last frame's duration so the animation ends at `endMs`; returns the number of frames
     /// (1 for a still, which libwebp makes of a one-frame animation).
-    static func setLastFrameEnd(_ data: inout [UInt8], endMs: Int) throws -> Int {
+    package static func setLastFrameEnd(_ data: inout [UInt8], endMs: Int) throws -> Int {
         let frames = try frameOffsets(data)
         guard let last = frames.last else { return 1 }
         let start = frames.dropLast().reduce(0) { $0 + duration(data, frameAt: $1) }

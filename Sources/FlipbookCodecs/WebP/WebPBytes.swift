@@ -2,12 +2,12 @@ import CWebP
 
 /// Owns the file's bytes for libwebp: the demuxer and the animation decoder read them in place and never
 /// copy them, so they must live as long as either.
-final class WebPBytes {
-    let pointer: UnsafeMutableRawPointer
-    let count: Int
+package final class WebPBytes {
+    package let pointer: UnsafeMutableRawPointer
+    package let count: Int
 
     /// Copies the source once (file sources: one read of the whole file).
-    init(_ source: any ByteSource) throws {
+    package init(_ source: any ByteSource) throws {
         count = source.count
         pointer = UnsafeMutableRawPointer.allocate(byteCount: max(1, count), alignment: 16)
         do {
@@ -20,6 +20,6 @@ final class WebPBytes {
         }
     }
 
-    var bytes: UnsafePointer<UInt8> { UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self)) }
+    package var bytes: UnsafePointer<UInt8> { UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self)) }
     deinit { pointer.deallocate() }
 }

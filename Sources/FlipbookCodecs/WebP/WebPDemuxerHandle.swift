@@ -1,11 +1,11 @@
 import CWebP
 
 /// libwebp's demuxer over `WebPBytes`: header facts only, no pixel decoding. Freed in `deinit` only.
-final class WebPDemuxerHandle {
-    let pointer: OpaquePointer
+package final class WebPDemuxerHandle {
+    package let pointer: OpaquePointer
     private let bytes: WebPBytes  // the demuxer points into these
 
-    init(_ bytes: WebPBytes) throws {
+    package init(_ bytes: WebPBytes) throws {
         guard let demux = fb_webp_demux(bytes.bytes, bytes.count) else {
             throw FlipbookError(.corrupt, "WebP container is damaged or incomplete", context: "WebPDemux")
         }
@@ -16,7 +16,7 @@ final class WebPDemuxerHandle {
     deinit { WebPDemuxDelete(pointer) }
 
     /// Canvas, frame count, loop count, alpha flag and each frame's stored duration (ms).
-    func header() -> (width: Int, height: Int, frames: Int, loops: Int, alpha: Bool, durations: [Int]) {
+    package func header() -> (width: Int, height: Int, frames: Int, loops: Int, alpha: Bool, durations: [Int]) {
         let width = Int(WebPDemuxGetI(pointer, WEBP_FF_CANVAS_WIDTH))
         let height = Int(WebPDemuxGetI(pointer, WEBP_FF_CANVAS_HEIGHT))
         let frames = Int(WebPDemuxGetI(pointer, WEBP_FF_FRAME_COUNT))

@@ -8,7 +8,7 @@ public struct WebPPreviewOptions: Sendable {
 }
 
 extension WebPPreviewOptions {
-    func validate() throws {
+    package func validate() throws {
         guard (0...100).contains(quality) else { throw FlipbookError(.invalidArgument, "WebP quality must be 0-100, not \(quality)") }
     }
 }

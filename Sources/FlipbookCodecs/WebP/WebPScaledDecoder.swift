@@ -4,17 +4,17 @@ import CWebP
 /// decoder's rescaler shrinks each row as it is decoded, so only the scaled image is ever allocated. A
 /// 16000x9000 WebP (576 MB as RGBA) thumbnails with a few MB of pixels. The pixel limit then applies to
 /// the decoded (scaled) size; `Limits.maxScaledPixels` bounds the source, which sets the decoding time.
-enum WebPScaledDecoder {
+package enum WebPScaledDecoder {
     /// The decoded image, the full source size it shows, and whether libwebp scaled while decoding.
-    struct Decoded {
-        var image: Image
-        var fullSize: Size
-        var scaled: Bool
+    package struct Decoded {
+        package var image: Image
+        package var fullSize: Size
+        package var scaled: Bool
     }
 
     /// Decodes `bytes` scaled by `scale` (1 or less; 1 decodes at full size). Costs one allocation of the
     /// decoded size, plus libwebp's row buffers (a few rows of the source width).
-    static func decode(_ bytes: UnsafeRawBufferPointer, scale: Double, limits: Limits) throws -> Decoded {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, scale: Double, limits: Limits) throws -> Decoded {
         var config = WebPDecoderConfig()
         guard fb_webp_init_config(&config) != 0 else {
             throw FlipbookError(.libraryUnavailable, "libwebp's decoder does not match the headers it was built with")

@@ -6,8 +6,8 @@ import Darwin
 import Synchronization
 
 /// A thread-safe counter of bytes read, shared by a source and the slices cut from it.
-final class ByteCounter: Sendable {
+package final class ByteCounter: Sendable {
     private let value = Atomic<Int>(0)
-    func add(_ n: Int) { value.add(n, ordering: .relaxed) }
-    var total: Int { value.load(ordering: .relaxed) }
+    package func add(_ n: Int) { value.add(n, ordering: .relaxed) }
+    package var total: Int { value.load(ordering: .relaxed) }
 }

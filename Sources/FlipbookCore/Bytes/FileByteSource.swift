@@ -8,14 +8,14 @@ import Synchronization
 /// A file read by offset with `pread`; nothing is loaded until asked for. The descriptor closes when the
 /// last copy of the source goes away.
 public struct FileByteSource: ByteSource {
-    final class Descriptor: Sendable {
-        let fd: Int32
-        init(_ fd: Int32) { self.fd = fd }
+    package final class Descriptor: Sendable {
+        package let fd: Int32
+        package init(_ fd: Int32) { self.fd = fd }
         deinit { close(fd) }
     }
 
-    let descriptor: Descriptor
-    let counter = ByteCounter()
+    package let descriptor: Descriptor
+    package let counter = ByteCounter()
     public let count: Int
     /// The path it was opened from.
     public let path: String

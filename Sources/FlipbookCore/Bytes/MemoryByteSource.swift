@@ -7,9 +7,9 @@ import Synchronization
 
 /// Bytes held in memory. Slicing shares the one underlying allocation: no copies, however many slices.
 public struct MemoryByteSource: ByteSource {
-    let storage: SharedBytes
-    let range: Range<Int>
-    let counter: ByteCounter
+    package let storage: SharedBytes
+    package let range: Range<Int>
+    package let counter: ByteCounter
 
     /// Copies `bytes` once into storage that every slice will share.
     public init(_ bytes: some Sequence<UInt8>) {
@@ -26,7 +26,7 @@ public struct MemoryByteSource: ByteSource {
         counter = ByteCounter()
     }
 
-    init(storage: SharedBytes, range: Range<Int>, counter: ByteCounter) {
+    package init(storage: SharedBytes, range: Range<Int>, counter: ByteCounter) {
         self.storage = storage
         self.range = range
         self.counter = counter

@@ -6,18 +6,18 @@ import Darwin
 import Synchronization
 
 /// One immutable allocation of bytes, shared by every `MemoryByteSource` cut from it.
-final class SharedBytes: @unchecked Sendable {
+package final class SharedBytes: @unchecked Sendable {
     // Immutable after init, so sharing across threads is safe.
-    let pointer: UnsafeMutableRawPointer
-    let count: Int
+    package let pointer: UnsafeMutableRawPointer
+    package let count: Int
 
-    init(copying bytes: UnsafeRawBufferPointer) {
+    package init(copying bytes: UnsafeRawBufferPointer) {
         count = bytes.count
         pointer = UnsafeMutableRawPointer.allocate(byteCount: max(1, count), alignment: 16)
         if let base = bytes.baseAddress, count > 0 { pointer.copyMemory(from: base, byteCount: count) }
     }
 
-    init(adopting pointer: UnsafeMutableRawPointer, count: Int) {
+    package init(adopting pointer: UnsafeMutableRawPointer, count: Int) {
         self.pointer = pointer
         self.count = count
     }

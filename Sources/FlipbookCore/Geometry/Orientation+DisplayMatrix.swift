@@ -10,7 +10,7 @@ extension Orientation {
     /// (av_display_matrix_flip negates column 0), so the rotation is read from the matrix with column 0
     /// negated back. Quarter turns clockwise, then the flip, are EXIF orientations 1-8; anything else
     /// (not nine values, a degenerate matrix, an angle between quarter turns) is `.up`.
-    init(displayMatrix: [Int32]) {
+    package init(displayMatrix: [Int32]) {
         var matrix = displayMatrix
         guard matrix.count == 9 else { self = .up; return }
         let determinant = Int64(matrix[0]) * Int64(matrix[4]) - Int64(matrix[1]) * Int64(matrix[3])
@@ -32,7 +32,7 @@ extension Orientation {
 
     /// The counter-clockwise rotation of a display matrix in degrees, (-180, 180], as libavutil's
     /// `av_display_rotation_get` computes it (a..d are 16.16 fixed point); nil for a degenerate matrix.
-    static func rotationDegrees(displayMatrix m: [Int32]) -> Double? {
+    package static func rotationDegrees(displayMatrix m: [Int32]) -> Double? {
         guard m.count == 9 else { return nil }
         func fixed(_ v: Int32) -> Double { Double(v) / Double(1 << 16) }
         let scale0 = hypot(fixed(m[0]), fixed(m[3])), scale1 = hypot(fixed(m[1]), fixed(m[4]))

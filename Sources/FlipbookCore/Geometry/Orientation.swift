@@ -1,18 +1,18 @@
 /// EXIF orientation (TIFF tag 274): how the stored pixels must be transformed to display upright.
-enum Orientation: Int, Sendable, CaseIterable {
+package enum Orientation: Int, Sendable, CaseIterable {
     case up = 1, upMirrored = 2, down = 3, downMirrored = 4
     case leftMirrored = 5, right = 6, rightMirrored = 7, left = 8
 
     /// The orientation for a raw tag value; 0, missing or out-of-range values mean `.up`.
-    init(exifValue: Int?) {
+    package init(exifValue: Int?) {
         self = exifValue.flatMap(Orientation.init(rawValue:)) ?? .up
     }
 
     /// Orientations 5 to 8 display the stored width as height.
-    var swapsAxes: Bool { rawValue >= 5 }
+    package var swapsAxes: Bool { rawValue >= 5 }
 
     /// Returns `image` (stored pixels) transformed to display upright. Cost: one copy of the image.
-    func apply(to image: Image) -> Image {
+    package func apply(to image: Image) -> Image {
         guard self != .up else { return image }
         let w = image.width, h = image.height, c = image.channels
         let outW = swapsAxes ? h : w, outH = swapsAxes ? w : h

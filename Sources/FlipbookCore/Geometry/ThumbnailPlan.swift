@@ -1,19 +1,19 @@
 /// The geometry of one thumbnail: what part of the source to take and the size it becomes. All in the
 /// source's stored pixel grid or its displayed grid, as named; pure and table-tested.
-struct ThumbnailPlan: Equatable, Sendable {
+package struct ThumbnailPlan: Equatable, Sendable {
     /// The output size, as displayed.
-    var output: Size
+    package var output: Size
     /// The centred region of the displayed source that maps onto the output, in source pixels.
-    var cropWidth: Double
-    var cropHeight: Double
+    package var cropWidth: Double
+    package var cropHeight: Double
     /// Output pixels per source pixel (below 1 when shrinking).
-    var scale: Double
+    package var scale: Double
 
     /// Plans a thumbnail of a source that displays as `source` (after orientation).
     /// - `inside`: the longer side becomes `maxPixelSize`, aspect ratio kept, no side below 1 pixel.
     /// - `cover`: an `maxPixelSize` square taken from the centre.
     /// Without `upscale`, a source smaller than the box keeps its size (cover crops it to a square).
-    static func make(source: Size, maxPixelSize: Int, fit: Fit, upscale: Bool = false) -> ThumbnailPlan {
+    package static func make(source: Size, maxPixelSize: Int, fit: Fit, upscale: Bool = false) -> ThumbnailPlan {
         let w = Double(max(1, source.width)), h = Double(max(1, source.height))
         let target = Double(max(1, maxPixelSize))
         switch fit {
@@ -34,14 +34,14 @@ struct ThumbnailPlan: Equatable, Sendable {
     }
 
     /// The same plan seen in the stored (pre-orientation) pixel grid, for orientations that swap axes.
-    func stored(for orientation: Orientation) -> ThumbnailPlan {
+    package func stored(for orientation: Orientation) -> ThumbnailPlan {
         guard orientation.swapsAxes else { return self }
         return ThumbnailPlan(output: output.transposed, cropWidth: cropHeight, cropHeight: cropWidth, scale: scale)
     }
 
     /// The shrink-on-load denominator-free factor: the smallest decode scale that still leaves at least a
     /// factor of two for the final resample (or the full size when less than that is needed).
-    func shrinkOnLoad(from available: [Double]) -> Double {
+    package func shrinkOnLoad(from available: [Double]) -> Double {
         let needed = min(1, 2 * scale)
         return available.filter { $0 >= needed - 1e-9 }.min() ?? 1
     }
