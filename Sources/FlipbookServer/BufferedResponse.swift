@@ -11,11 +11,11 @@ struct BufferedResponse {
     /// The body; nil for a 304 (no body, no Content-Length) and for a HEAD (GET's headers, no body).
     var body: ByteBuffer?
 
-    /// A response with `body`, whose length is appended as Content-Length after `headers`.
+    /// A response with `body`, whose length is appended as Content-Length after `headers` (which have none).
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
         self.status = status
         self.headers = headers
-        self.headers[.contentLength] = String(body.readableBytes)
+        self.headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
         self.body = body
     }
 
@@ -44,3 +44,6 @@ struct BufferedResponse {
         return Response(status: status, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) })
     }
 }
+
+/// swift-http-types' `HTTPField`, named through `HTTPFields` (Hummingbird re-exports the collection, not its element).
+typealias HTTPField = HTTPFields.Element

@@ -58,12 +58,14 @@ extension FlipbookHTTPServer {
     /// same status and headers (ranges included, as nginx answers them); the caller drops the body.
     func media(_ d: Derivative, requestHeaders: HTTPFields) -> (BufferedResponse, Int) {
         var headers = HTTPFields()
-        headers[.eTag] = d.etag
-        headers[.acceptRanges] = "bytes"
-        headers[.cacheControl] = configuration.cacheControl
-        let rangeHeader = requestHeaders[.range]
-        let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: requestHeaders[.ifMatch], ifNoneMatch: requestHeaders[.ifNoneMatch],
-                                            ifRange: requestHeaders[.ifRange], hasRange: rangeHeader != nil)
+        headers.reserveCapacity(8)
+        headers.append(HTTPField(name: .eTag, value: d.etag))
+        headers.append(HTTPField(name: .acceptRanges, value: "bytes"))
+        headers.append(HTTPField(name: .cacheControl, value: configuration.cacheControl))
+        let request = ConditionalHeaders(requestHeaders)
+        let rangeHeader = request.range
+        let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: request.ifMatch, ifNoneMatch: request.ifNoneMatch,
+                                            ifRange: request.ifRange, hasRange: rangeHeader != nil)
         let size = d.size
         switch outcome {
         case .notModified:
@@ -73,13 +75,13 @@ extension FlipbookHTTPServer {
             response.headers[.eTag] = d.etag
             return (response, 0)
         case .proceed(let rangeAllowed):
-            headers[.contentType] = d.contentType
+            headers.append(HTTPField(name: .contentType, value: d.contentType))
             // RFC 9110 14.2 defines Range for GET only, so a server may ignore it on HEAD; nginx does not (206 or
             // 416 with Content-Range), and HEAD answers exactly what GET would, so neither do we.
             let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
             switch decision {
             case .partial(let range):
-                headers[.contentRange] = ByteRanges.contentRange(range, size: size)
+                headers.append(HTTPField(name: .contentRange, value: ByteRanges.contentRange(range, size: size)))
                 let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
                 return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
             case .unsatisfiable:
@@ -90,6 +92,28 @@ extension FlipbookHTTPServer {
                 return (response, 0)
             case .full, .multiple:
                 return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)
+            }
+        }
+    }
+}
+
+/// The request headers a media response depends on, found in one pass over the fields rather than a lookup
+/// each; a repeated field's values are joined with ", ", as `HTTPFields`' subscript joins them.
+struct ConditionalHeaders {
+    var range: String?
+    var ifMatch: String?
+    var ifNoneMatch: String?
+    var ifRange: String?
+
+    init(_ fields: HTTPFields) {
+        func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
+        for field in fields {
+            switch field.name {
+            case .range: add(field.value, to: &range)
+            case .ifMatch: add(field.value, to: &ifMatch)
+            case .ifNoneMatch: add(field.value, to: &ifNoneMatch)
+            case .ifRange: add(field.value, to: &ifRange)
+            default: break
             }
         }
     }

@@ -159,6 +159,7 @@ func pipelined(port: Int, _ requests: [(method: String, target: String, headers:
         if head == "1" or status == 304 or status < 200: length = 0
         while len(buf) < end + length: more()
         print(end, base64.b64encode(buf[:end + length]).decode())
+        out.append(status)
         buf = buf[end + length:]
     s.settimeout(0.2)
     try:
