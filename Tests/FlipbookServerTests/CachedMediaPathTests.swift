@@ -50,6 +50,11 @@ import Testing
         #expect(burst.map(\.status) == Array(repeating: 206, count: 40))
         #expect(burst.enumerated().allSatisfy { i, reply in reply.body == Array(bytes[i...(i + 99)]) })
         #expect(server.server.answeredOnEventLoop == 42)
+
+        // A hit with `Connection: close` goes to the responder, which closes the connection after it.
+        let closing = try pipelined(port: server.port, [("GET", "/original/\(Self.gif)", [("Connection", "close")])])
+        #expect(closing.count == 1 && closing[0].status == 200 && closing[0].body == bytes)
+        #expect(server.server.answeredOnEventLoop == 42)
     }
 
     @Test func bothPathsSendTheSameBytes() async throws {
