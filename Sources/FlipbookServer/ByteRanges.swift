@@ -30,6 +30,7 @@ public enum ByteRanges {
     /// to Int.max (they are past any end). Optional whitespace around commas and empty list elements are
     /// allowed (RFC 9110 5.6.1).
     public static func parse(_ header: String) -> [Spec]? {
+        if let spec = simpleRange(header.utf8) { return [spec] }
         let bytes = Array(header.utf8)
         guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         let unit = String(decoding: bytes[..<equals], as: UTF8.self)
@@ -85,6 +86,20 @@ public enum ByteRanges {
 
     /// `bytes */size`, for a 416.
     public static func unsatisfiedRange(size: Int) -> String { "bytes */\(size)" }
+
+    /// `bytes=first-last` or `bytes=first-` exactly (the forms players send), read without the general
+    /// parser's copies; nil for any other shape or `last < first`, which `parse` then reads in full.
+    private static func simpleRange(_ header: String.UTF8View) -> Spec? {
+        let prefix = "bytes=".utf8
+        guard header.starts(with: prefix) else { return nil }
+        let rest = header.dropFirst(prefix.count)
+        guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        guard let first = number(rest[..<dash]) else { return nil }
+        let tail = rest[rest.index(after: dash)...]
+        if tail.isEmpty { return .from(first, to: nil) }
+        guard let last = number(tail), last >= first else { return nil }
+        return .from(first, to: last)
+    }
 
     private static func isOWS(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 

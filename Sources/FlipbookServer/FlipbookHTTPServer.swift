@@ -45,6 +45,13 @@ public final class FlipbookHTTPServer: Sendable {
     let gallery: Gallery
     let logger: Logger
     private let inFlight = Atomic<Int>(0)
+    private let eventLoopAnswers = Atomic<Int>(0)
+    /// The Date header, formatted once a second.
+    let date = HTTPDate()
+
+    /// Requests answered from the memory cache on the event loop, before Hummingbird's responder (the rest
+    /// went through `handle`). Tests use it to tell which path answered.
+    public var answeredOnEventLoop: Int { eventLoopAnswers.load(ordering: .relaxed) }
 
     /// Builds the service (threads, caches) and the metrics. Throws if the root or disk cache is unusable.
     public init(configuration: Configuration, logger: Logger = Logger(label: "flipbook.serve")) throws {
@@ -76,23 +83,24 @@ public final class FlipbookHTTPServer: Sendable {
     ///
     /// It is HummingbirdCore's server with `handle` as its responder, without `Hummingbird.Application`'s
     /// per-request work this server has no use for (a request-id logger, a task-local, a router context).
-    /// Handlers run on the event loop that read the request (`EventLoopTaskExecutor`).
+    /// Memory-cache hits of the media routes are answered before the responder, on the event loop
+    /// (`CachedMediaHandler`). Handlers run on the event loop that read the request (`EventLoopTaskExecutor`).
     public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some Service {
         var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: .seconds(75))
         // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
         http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         let group = EventLoopGroupProvider.singleton.eventLoopGroup
-        let date = HTTPDate()
-        let server = try HTTPServerBuilder.http1(configuration: http1).buildServer(
+        let responder: HTTPChannelHandler.Responder = { [self] request, writer, _ in
+            var response = await handle(request)
+            response.headers[.date] = date.now()
+            try await writer.write(response: response.head, body: response.body)
+        }
+        let channel = CachedMediaChannel(http1: HTTP1Channel(responder: responder, configuration: http1), server: self)
+        let server = channel.server(
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             eventLoopGroup: group,
-            logger: logger,
-            responder: { [self] request, writer, _ in
-                var response = await handle(request)
-                response.headers[.date] = date.now()
-                try await writer.write(response: response.head, body: response.body)
-            },
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
+            logger: logger)
         return OnEventLoops(server: server, group: group)
     }
 
@@ -135,11 +143,43 @@ public final class FlipbookHTTPServer: Sendable {
             answer.response = answer.response.createHeadResponse()
             answer.bodyBytes = 0
         }
-        let seconds = Double(monotonicNanoseconds() - started) / 1e9
-        metrics.request(route: answer.route, status: Int(answer.response.status.code), seconds: seconds, bytes: answer.bodyBytes)
-        metrics.inFlight(-1, total: inFlight.subtract(1, ordering: .relaxed).newValue)
-        logger.info("\(request.method) \(Self.printable(target)) \(answer.response.status.code) \(answer.bodyBytes) B \(String(format3(seconds * 1000))) ms cache=\(answer.cache)")
+        finished(request.method, target, status: answer.response.status, route: answer.route, cache: answer.cache,
+                 bodyBytes: answer.bodyBytes, started: started)
         return answer.response
+    }
+
+    /// The answer to `head` if it is a GET or HEAD of a media route whose derivative the memory cache holds,
+    /// Date header included, as `handle` would answer it (same code: ranges, conditionals, HEAD, signature
+    /// check, metrics and log line); nil for every other request, which `handle` answers. Synchronous: it
+    /// runs on the event loop, in `CachedMediaHandler`.
+    func cachedAnswer(_ head: HTTPRequest) -> BufferedResponse? {
+        let started = monotonicNanoseconds()
+        let isHEAD = head.method == .head
+        guard head.method == .get || isHEAD, let target = head.path, !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
+              let parsed = try? RequestTarget(target), Self.mediaRoutes.contains(parsed.route),
+              let wanted = try? derivativeRequest(parsed, target: target),
+              let derivative = try? service.cachedDerivative(wanted)
+        else { return nil }
+        metrics.inFlight(1, total: inFlight.add(1, ordering: .relaxed).newValue)
+        var (answer, bodyBytes) = media(derivative, requestHeaders: head.headerFields)
+        if isHEAD, answer.status != .notModified {
+            answer.body = nil
+            bodyBytes = 0
+        }
+        answer.headers[.date] = date.now()
+        eventLoopAnswers.add(1, ordering: .relaxed)
+        finished(head.method, target, status: answer.status, route: parsed.route, cache: derivative.cache.rawValue,
+                 bodyBytes: bodyBytes, started: started)
+        return answer
+    }
+
+    /// A request's metrics and log line.
+    private func finished(_ method: HTTPRequest.Method, _ target: String, status: HTTPResponse.Status, route: String, cache: String,
+                          bodyBytes: Int, started: UInt64) {
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        metrics.request(route: route, status: Int(status.code), seconds: seconds, bytes: bodyBytes)
+        metrics.inFlight(-1, total: inFlight.subtract(1, ordering: .relaxed).newValue)
+        logger.info("\(method) \(Self.printable(target)) \(status.code) \(bodyBytes) B \(String(format3(seconds * 1000))) ms cache=\(cache)")
     }
 
     private func route(_ request: Request, target: String) async throws -> Answer {
@@ -162,40 +202,15 @@ public final class FlipbookHTTPServer: Sendable {
             metrics.gauges(service: service)
             let body = metrics.exposition()
             return Answer(response: Self.bytes(body, type: "text/plain; version=0.0.4; charset=utf-8"), route: "metrics")
-        case "mp4", "thumb", "poster", "preview", "storyboard", "original":
+        case let route where Self.mediaRoutes.contains(route):
             break
         default:
             throw RequestTarget.RouteError(404, "not-found", "no route /\(parsed.route); see the README's URL API")
         }
-        if let signer = configuration.signer {
-            guard signer.verify(target) else {
-                throw RequestTarget.RouteError(403, "bad-signature", "the sig parameter is missing or wrong")
-            }
-        }
-        var segments = parsed.segments
-        let operation: DerivativeRequest.Operation
-        switch parsed.route {
-        case "mp4": operation = .mp4(maxSize: try parsed.size(default: nil))
-        case "thumb": operation = .thumb(try parsed.thumbnailRequest(defaultSize: 256))
-        case "poster": operation = .poster(try parsed.thumbnailRequest(defaultSize: 256))
-        case "preview": operation = .preview(size: try parsed.size(default: 320) ?? 320)
-        case "storyboard":
-            guard let last = segments.last else { throw RequestTarget.RouteError(404, "not-found", "no storyboard named") }
-            if last.hasSuffix(".vtt"), last.count > 4 {
-                segments[segments.count - 1] = String(last.dropLast(4))
-                operation = .storyboardVTT
-            } else if let (name, sheet) = Self.sheetName(last) {
-                segments[segments.count - 1] = name
-                operation = .storyboardSheet(sheet)
-            } else {
-                throw RequestTarget.RouteError(404, "not-found", "storyboard URLs end in .vtt or .sheet-N.jpg")
-            }
-        default: operation = .original
-        }
-        let derivativeRequest = DerivativeRequest(segments: segments, operation: operation)
+        let wanted = try derivativeRequest(parsed, target: target)
         let derivative: Derivative
         var closesConnection = false
-        if let hit = try service.cachedDerivative(derivativeRequest) {
+        if let hit = try service.cachedDerivative(wanted) {
             derivative = hit
         } else if configuration.cancelOnDisconnect {
             // A client that goes away cancels its wait; the job stops if nobody else waits for it.
@@ -203,7 +218,7 @@ public final class FlipbookHTTPServer: Sendable {
             closesConnection = true
             do {
                 derivative = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await self.service.derivative(derivativeRequest)
+                    try await self.service.derivative(wanted)
                 }
             } catch {
                 var response = respond(to: error)
@@ -211,71 +226,12 @@ public final class FlipbookHTTPServer: Sendable {
                 return Answer(response: response, route: parsed.route)
             }
         } else {
-            derivative = try await service.derivative(derivativeRequest)
+            derivative = try await service.derivative(wanted)
         }
-        var (response, bytes) = media(derivative, request: request)
+        let (answer, bytes) = media(derivative, requestHeaders: request.headers)
+        var response = answer.response
         if closesConnection { response.headers[.connection] = "close" }
         return Answer(response: response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
-    }
-
-    /// `name.sheet-N.jpg` -> (name, N).
-    static func sheetName(_ segment: String) -> (String, Int)? {
-        guard segment.hasSuffix(".jpg") else { return nil }
-        let stem = segment.dropLast(4)
-        guard let dash = stem.lastIndex(of: "-") else { return nil }
-        let digits = stem[stem.index(after: dash)...]
-        let head = stem[..<dash]
-        guard head.hasSuffix(".sheet"), !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0 >= "0" && $0 <= "9" }),
-              let n = Int(digits)
-        else { return nil }
-        let name = String(head.dropLast(6))
-        return name.isEmpty ? nil : (name, n)
-    }
-
-    /// The media response: conditionals, then ranges, then the body as a slice of the cached buffer. HEAD
-    /// gets the same status and headers (ranges included, as nginx answers them) and `handle` drops the body.
-    private func media(_ d: Derivative, request: Request) -> (Response, Int) {
-        var headers = HTTPFields()
-        headers[.eTag] = d.etag
-        headers[.acceptRanges] = "bytes"
-        headers[.cacheControl] = configuration.cacheControl
-        let rangeHeader = request.headers[.range]
-        let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
-                                            ifRange: request.headers[.ifRange], hasRange: rangeHeader != nil)
-        let size = d.size
-        switch outcome {
-        case .notModified:
-            return (Response(status: .notModified, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) }), 0)
-        case .preconditionFailed:
-            var response = Self.error(412, "precondition-failed", "If-Match does not match the current ETag")
-            response.headers[.eTag] = d.etag
-            return (response, 0)
-        case .proceed(let rangeAllowed):
-            headers[.contentType] = d.contentType
-            // RFC 9110 14.2 defines Range for GET only, so a server may ignore it on HEAD; nginx does not (206 or
-            // 416 with Content-Range), and HEAD answers exactly what GET would, so neither do we.
-            let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
-            switch decision {
-            case .partial(let range):
-                headers[.contentRange] = ByteRanges.contentRange(range, size: size)
-                let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
-                return (Self.body(slice, status: .partialContent, headers: headers), range.count)
-            case .unsatisfiable:
-                var response = Self.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
-                response.headers[.contentRange] = ByteRanges.unsatisfiedRange(size: size)
-                response.headers[.acceptRanges] = "bytes"
-                response.headers[.eTag] = d.etag
-                return (response, 0)
-            case .full, .multiple:
-                return (Self.body(d.bytes, status: .ok, headers: headers), size)
-            }
-        }
-    }
-
-    private static func body(_ buffer: ByteBuffer, status: HTTPResponse.Status, headers: HTTPFields) -> Response {
-        var headers = headers
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 
     private static func text(_ text: String, type: String) -> Response {
@@ -286,19 +242,14 @@ public final class FlipbookHTTPServer: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.cacheControl] = "no-store"
-        return body(ByteBuffer(bytes: bytes), status: .ok, headers: headers)
+        return BufferedResponse(status: .ok, headers: headers, body: ByteBuffer(bytes: bytes)).response
     }
 
     // MARK: - Errors
 
     /// A JSON error response `{"error": code, "message": ...}`.
     static func error(_ status: Int, _ code: String, _ message: String) -> Response {
-        let json = "{\"error\": \(JSON.string(code)), \"message\": \(JSON.string(message))}\n"
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "no-store"
-        headers[.contentLength] = String(json.utf8.count)
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        BufferedResponse.error(status, code, message).response
     }
 
     /// Maps service and library errors to statuses (see the README's table).

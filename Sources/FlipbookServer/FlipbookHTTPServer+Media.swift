@@ -1,0 +1,120 @@
+import FlipbookService
+import Hummingbird
+import NIOCore
+
+/// The media routes' parts that the async route (`handle`) and the memory-hit fast path
+/// (`CachedMediaHandler`) share: the target's derivative request and the response to a derivative.
+extension FlipbookHTTPServer {
+    /// The routes that answer with a derivative (or the original) of a file under the root.
+    static let mediaRoutes: Set<String> = ["mp4", "thumb", "poster", "preview", "storyboard", "original"]
+
+    /// The derivative a media route's `target` asks for, once its signature is checked (403 without a
+    /// valid `sig` when signing is on); 400 or 404 for bad parameters or storyboard names.
+    func derivativeRequest(_ parsed: RequestTarget, target: String) throws(RequestTarget.RouteError) -> DerivativeRequest {
+        if let signer = configuration.signer {
+            guard signer.verify(target) else {
+                throw RequestTarget.RouteError(403, "bad-signature", "the sig parameter is missing or wrong")
+            }
+        }
+        var segments = parsed.segments
+        let operation: DerivativeRequest.Operation
+        switch parsed.route {
+        case "mp4": operation = .mp4(maxSize: try parsed.size(default: nil))
+        case "thumb": operation = .thumb(try parsed.thumbnailRequest(defaultSize: 256))
+        case "poster": operation = .poster(try parsed.thumbnailRequest(defaultSize: 256))
+        case "preview": operation = .preview(size: try parsed.size(default: 320) ?? 320)
+        case "storyboard":
+            guard let last = segments.last else { throw RequestTarget.RouteError(404, "not-found", "no storyboard named") }
+            if last.hasSuffix(".vtt"), last.count > 4 {
+                segments[segments.count - 1] = String(last.dropLast(4))
+                operation = .storyboardVTT
+            } else if let (name, sheet) = Self.sheetName(last) {
+                segments[segments.count - 1] = name
+                operation = .storyboardSheet(sheet)
+            } else {
+                throw RequestTarget.RouteError(404, "not-found", "storyboard URLs end in .vtt or .sheet-N.jpg")
+            }
+        default: operation = .original
+        }
+        return DerivativeRequest(segments: segments, operation: operation)
+    }
+
+    /// `name.sheet-N.jpg` -> (name, N).
+    static func sheetName(_ segment: String) -> (String, Int)? {
+        guard segment.hasSuffix(".jpg") else { return nil }
+        let stem = segment.dropLast(4)
+        guard let dash = stem.lastIndex(of: "-") else { return nil }
+        let digits = stem[stem.index(after: dash)...]
+        let head = stem[..<dash]
+        guard head.hasSuffix(".sheet"), !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0 >= "0" && $0 <= "9" }),
+              let n = Int(digits)
+        else { return nil }
+        let name = String(head.dropLast(6))
+        return name.isEmpty ? nil : (name, n)
+    }
+
+    /// The media response to a request with `requestHeaders`, and the body bytes it counts in the metrics:
+    /// conditionals, then ranges, then the body as a slice of the cached buffer (nothing copied). HEAD gets the
+    /// same status and headers (ranges included, as nginx answers them); the caller drops the body.
+    func media(_ d: Derivative, requestHeaders: HTTPFields) -> (BufferedResponse, Int) {
+        var headers = HTTPFields()
+        headers.reserveCapacity(8)
+        headers.append(HTTPField(name: .eTag, value: d.etag))
+        headers.append(HTTPField(name: .acceptRanges, value: "bytes"))
+        headers.append(HTTPField(name: .cacheControl, value: configuration.cacheControl))
+        let request = ConditionalHeaders(requestHeaders)
+        let rangeHeader = request.range
+        let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: request.ifMatch, ifNoneMatch: request.ifNoneMatch,
+                                            ifRange: request.ifRange, hasRange: rangeHeader != nil)
+        let size = d.size
+        switch outcome {
+        case .notModified:
+            return (BufferedResponse(status: .notModified, headers: headers), 0)
+        case .preconditionFailed:
+            var response = BufferedResponse.error(412, "precondition-failed", "If-Match does not match the current ETag")
+            response.headers[.eTag] = d.etag
+            return (response, 0)
+        case .proceed(let rangeAllowed):
+            headers.append(HTTPField(name: .contentType, value: d.contentType))
+            // RFC 9110 14.2 defines Range for GET only, so a server may ignore it on HEAD; nginx does not (206 or
+            // 416 with Content-Range), and HEAD answers exactly what GET would, so neither do we.
+            let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
+            switch decision {
+            case .partial(let range):
+                headers.append(HTTPField(name: .contentRange, value: ByteRanges.contentRange(range, size: size)))
+                let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
+                return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
+            case .unsatisfiable:
+                var response = BufferedResponse.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
+                response.headers[.contentRange] = ByteRanges.unsatisfiedRange(size: size)
+                response.headers[.acceptRanges] = "bytes"
+                response.headers[.eTag] = d.etag
+                return (response, 0)
+            case .full, .multiple:
+                return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)
+            }
+        }
+    }
+}
+
+/// The request headers a media response depends on, found in one pass over the fields rather than a lookup
+/// each; a repeated field's values are joined with ", ", as `HTTPFields`' subscript joins them.
+struct ConditionalHeaders {
+    var range: String?
+    var ifMatch: String?
+    var ifNoneMatch: String?
+    var ifRange: String?
+
+    init(_ fields: HTTPFields) {
+        func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
+        for field in fields {
+            switch field.name {
+            case .range: add(field.value, to: &range)
+            case .ifMatch: add(field.value, to: &ifMatch)
+            case .ifNoneMatch: add(field.value, to: &ifNoneMatch)
+            case .ifRange: add(field.value, to: &ifRange)
+            default: break
+            }
+        }
+    }
+}
