@@ -41,8 +41,10 @@ final class IDATInflater {
             guard tail.count >= 4 else { throw FlipbookError(.truncated, "PNG data ends early", context: "IDAT") }
             let stored = UInt32(tail[0]) << 24 | UInt32(tail[1]) << 16 | UInt32(tail[2]) << 8 | UInt32(tail[3])
             guard stored == crc else { throw FlipbookError(.corrupt, "PNG data is not decodable", underlying: "IDAT: CRC error", context: "IDAT") }
-            // IDAT chunks are consecutive: anything else after one ends the image data.
-            guard tail.count == 12, Array(tail[8..<12]) == Self.idat else { return false }
+            // A PNG goes on to IEND: a file ending here was cut. IDAT chunks are consecutive: anything
+            // else after one ends the image data.
+            guard tail.count == 12 else { throw FlipbookError(.truncated, "PNG data ends early", context: "IDAT") }
+            guard Array(tail[8..<12]) == Self.idat else { return false }
             let length = Int(tail[4]) << 24 | Int(tail[5]) << 16 | Int(tail[6]) << 8 | Int(tail[7])
             guard length <= 0x7fff_ffff else { throw FlipbookError(.corrupt, "PNG chunk length out of range", context: "IDAT") }
             offset += 12
