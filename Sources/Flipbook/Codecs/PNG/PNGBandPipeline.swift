@@ -28,7 +28,10 @@ final class PNGBandPipeline: @unchecked Sendable {
         self.height = height
         rowsPerBand = max(1, min(height, (256 << 10) / rowBytes))
         storage = .allocate(byteCount: slots * rowsPerBand * rowBytes, alignment: 64)
-        free = DispatchSemaphore(value: slots)
+        // Created at 0 and signalled up: libdispatch traps when a semaphore is freed below its initial
+        // value, which an early stop leaves this one at.
+        free = DispatchSemaphore(value: 0)
+        for _ in 0..<slots { free.signal() }
     }
 
     deinit { storage.deallocate() }
