@@ -21,6 +21,8 @@ final class CMYKBandConverter {
         }
     }
 
+    /// Serial, so on libdispatch's overcommitting pool: it gets a thread even when every CPU's thread is a
+    /// concurrentPerform worker (`thumb` with several files) waiting on it.
     private let queue = DispatchQueue(label: "flipbook.cmyk-to-srgb")
     private let shared: Shared
     let width: Int

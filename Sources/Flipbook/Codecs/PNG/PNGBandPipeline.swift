@@ -70,7 +70,10 @@ final class PNGBandPipeline: @unchecked Sendable {
     static func decode(_ inflater: IDATInflater, width: Int, height: Int, channels: Int, factor k: Int) throws -> Image {
         let count = width * channels
         let pipeline = PNGBandPipeline(inflater: inflater, rowBytes: count + 1, height: height)
-        DispatchQueue.global().async { pipeline.produce() }
+        // A queue of its own, not a global one: a serial queue runs on libdispatch's overcommitting pool,
+        // which starts a thread even when `thumb`'s concurrentPerform workers hold every CPU's thread (one of
+        // them is this caller, waiting for the producer).
+        DispatchQueue(label: "flipbook.png-inflate").async { pipeline.produce() }
         defer {
             pipeline.stop.store(true, ordering: .releasing)
             pipeline.free.signal()
