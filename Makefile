@@ -9,7 +9,7 @@ DEBUG_BIN    := .build/debug/flipbook
 
 # Build and run-time libraries, plus the tools the tests and benchmarks use as oracles and peers.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libgif-dev \
-                libturbojpeg0-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
+                libturbojpeg0-dev libjpeg62-turbo-dev libisal-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
                 ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk \
                 liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev \
                 libdav1d-dev

@@ -41,10 +41,25 @@ package enum ColourManagement {
     package static func cmykToSRGB(_ cmyk: UnsafeBufferPointer<UInt8>, width: Int, height: Int, profile: [UInt8]?, inverted: Bool)
         throws -> Image
     {
+        let transform = try cmykTransform(profile: profile, inverted: inverted)
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        out.withUnsafeMutableBytes { transform.apply(UnsafeRawPointer(cmyk.baseAddress!), $0.baseAddress!, count: width * height) }
+        return Image(width: width, height: height, channels: 3, pixels: out)
+    }
+}
+
+extension ColourManagement {
+    /// The (cached) transform `cmykToSRGB` uses: building one for a CMYK LUT profile takes ~12 ms, which the
+    /// JPEG path spends on another thread while libjpeg decodes.
+    package static func cmykTransform(profile: [UInt8]?, inverted: Bool) throws -> ColourTransform {
         var bytes = ICCProfile.defaultCMYKBytes
         if let profile, let parsed = try? ICCProfile(bytes: profile), parsed.space == .cmyk { bytes = profile }
         let format = inverted ? fb_TYPE_CMYK_8_REV : fb_TYPE_CMYK_8
-        let transform = try ColourTransform.cached(profile: bytes, inputFormat: format, inputChannels: 4, outputAlpha: false)
+        return try ColourTransform.cached(profile: bytes, inputFormat: format, inputChannels: 4, outputAlpha: false)
+    }
+
+    /// `cmyk` converted by `transform` (from `cmykTransform`).
+    package static func cmykToSRGB(_ cmyk: UnsafeBufferPointer<UInt8>, width: Int, height: Int, transform: ColourTransform) -> Image {
         var out = [UInt8](repeating: 0, count: width * height * 3)
         out.withUnsafeMutableBytes { transform.apply(UnsafeRawPointer(cmyk.baseAddress!), $0.baseAddress!, count: width * height) }
         return Image(width: width, height: height, channels: 3, pixels: out)

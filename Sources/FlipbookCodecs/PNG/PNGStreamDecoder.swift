@@ -85,6 +85,11 @@ package enum PNGStreamDecoder {
             if png_get_iCCP(png, info, &name, &compression, &data, &length) != 0, let data, length > 0 {
                 profile = Array(UnsafeBufferPointer(start: data, count: Int(length)))
             }
+            // The ISA-L fast path takes what needs no libpng transformation: 8-bit RGB/RGBA without tRNS.
+            let colorType = png_get_color_type(png, info)
+            let plain = png_get_bit_depth(png, info) == 8 && !interlaced && png_get_valid(png, info, PNG_INFO_tRNS) == 0
+                && (colorType == 2 || colorType == 6)  // PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA
+            let idatOffset = reader.offset
             try reader.check(fb_png_set_rgb8(png, info), "png_set_expand")
             if interlaced { _ = try reader.check(fb_png_set_interlace_handling(png) < 0 ? -1 : 0, "png_set_interlace_handling") }
             try reader.check(fb_png_read_update_info(png, info), "png_read_update_info")
@@ -115,6 +120,14 @@ package enum PNGStreamDecoder {
             let k = factor(scale: scale)
             let outW = (w + k - 1) / k, outH = (h + k - 1) / k
             try limits.checkPixels(width: outW, height: outH, what: "shrunk PNG")
+            // png_read_info stops after the first IDAT chunk's length and type: its payload starts here.
+            if plain, let head = try? source.bytes(at: idatOffset - 8, length: 8), head.count == 8,
+               Array(head[4..<8]) == Array("IDAT".utf8) {
+                let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+                let inflater = IDATInflater(source: source, offset: idatOffset, length: length)
+                let image = try PNGBandPipeline.decode(inflater, width: w, height: h, channels: channels, factor: k)
+                return Decoded(image: image, fullSize: full, factor: k, interlaced: false, profile: profile)
+            }
             var out = [UInt8](repeating: 0, count: outW * outH * channels)
             var row = [UInt8](repeating: 0, count: w * channels)
             var sums = [UInt32](repeating: 0, count: outW * channels)
@@ -146,7 +159,7 @@ package enum PNGStreamDecoder {
     /// Adds one source row into the accumulator; RGBA colour is weighted by alpha (premultiplied sums),
     /// so transparent pixels do not darken the average. Sums fit UInt32 up to factor 256.
     @inline(__always)
-    private static func accumulate(_ line: UnsafeMutableBufferPointer<UInt8>, into acc: UnsafeMutableBufferPointer<UInt32>,
+    package static func accumulate(_ line: UnsafeMutableBufferPointer<UInt8>, into acc: UnsafeMutableBufferPointer<UInt32>,
                                    width: Int, channels: Int, factor k: Int) {
         // Block by block: no division per pixel.
         var x = 0, o = 0
@@ -177,7 +190,7 @@ package enum PNGStreamDecoder {
         }
     }
 
-    private static func emit(_ acc: UnsafeMutableBufferPointer<UInt32>, into dst: UnsafeMutablePointer<UInt8>, width: Int,
+    package static func emit(_ acc: UnsafeMutableBufferPointer<UInt32>, into dst: UnsafeMutablePointer<UInt8>, width: Int,
                              outWidth: Int, channels: Int, factor k: Int, rows: Int) {
         for ox in 0..<outWidth {
             let columns = min(k, width - ox * k)

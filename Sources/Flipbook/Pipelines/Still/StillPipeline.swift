@@ -1,4 +1,4 @@
-/// Stills: JPEG through TurboJPEG with shrink-on-load, WebP through libwebp's scaled decode, PNG streamed
+/// Stills: JPEG through libjpeg with shrink-on-load (streamed), WebP through libwebp's scaled decode, PNG streamed
 /// through libpng, AVIF/HEIC through libheif, everything else (BMP, TIFF, APNG) through libavcodec. Two
 /// phases, as in libvips: read the header and check limits, then decode at the chosen scale. Embedded ICC
 /// profiles are applied on the small image (see `ColourManagement`).
@@ -28,7 +28,7 @@ struct StillPipeline: MediaPipeline {
     func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
         switch input.type {
         case .jpeg:
-            return try input.source.withContiguousBytes { try jpegThumbnail($0, request, limits: input.limits) }
+            return try jpegThumbnail(input.source, request, limits: input.limits)
         case .webp: return try webpThumbnail(input, request)
         case .png: return try pngThumbnail(input, request)
         case .avif, .heic: return try heifThumbnail(input, request)
@@ -45,20 +45,32 @@ struct StillPipeline: MediaPipeline {
         }
     }
 
-    /// The JPEG path: EXIF orientation, shrink-on-load through TurboJPEG's DCT scaling, the embedded EXIF
-    /// thumbnail when it is big enough, and libavcodec for what TurboJPEG cannot read (12-bit, lossless).
-    func jpegThumbnail(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits) throws -> Image {
+    /// The JPEG path: EXIF orientation, shrink-on-load through libjpeg's DCT scaling with the file streamed
+    /// (only the segments before the first scan are held in memory), the embedded EXIF thumbnail when it is
+    /// big enough, and libavcodec for what libjpeg-turbo cannot read (12-bit, lossless).
+    func jpegThumbnail(_ source: some ByteSource, _ request: ThumbnailRequest, limits: Limits) throws -> Image {
+        if let head = try JPEGMarkers.headerPrefix(source) {
+            return try head.withUnsafeBytes { try jpegThumbnail(source, head: $0, request, limits: limits) }
+        }
+        // Segments a walk cannot follow: the markers from the whole file, as JPEGMarkers tolerates junk.
+        return try source.withContiguousBytes { try jpegThumbnail(source, head: $0, request, limits: limits) }
+    }
+
+    /// `bytes`: the file from its start through at least the first SOS segment.
+    private func jpegThumbnail(_ source: some ByteSource, head bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest,
+                               limits: Limits) throws -> Image {
         let markers = JPEGMarkers(bytes)
         // Limits first, from our own reading of the SOF segment, before any decoder allocates.
         guard let w = markers.width, let h = markers.height else {
-            throw FlipbookError(bytes.count < 1024 ? .truncated : .corrupt, "JPEG has no frame header (SOF)")
+            throw FlipbookError(source.count < 1024 ? .truncated : .corrupt, "JPEG has no frame header (SOF)")
         }
         try limits.checkPixels(width: w, height: h, what: "JPEG")
-        let header: TurboJPEG.Header
+        let decoder = try JPEGStreamDecoder(source: source)
+        let header: JPEGStreamDecoder.Header
         do {
-            header = try TurboJPEG.header(bytes)
-        } catch let turboError {
-            return try libavFallback(bytes, request, limits: limits, orientation: .up, turboError: turboError)
+            header = try decoder.readHeader()
+        } catch let jpegError {
+            return try libavFallback(source, request, limits: limits, orientation: .up, jpegError: jpegError)
         }
         try limits.checkPixels(width: header.width, height: header.height, what: "JPEG")
         let exif = markers.exif.flatMap { EXIFInfo(tiff: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
@@ -70,7 +82,7 @@ struct StillPipeline: MediaPipeline {
 
         // The writer colour-converted an embedded thumbnail of a CMYK image its own way (Photoshop's
         // differs from the main image's naive conversion by ~30 levels on pil_sample_cmyk.jpg): decode those.
-        let isCMYK = header.colorspace == TJCS_CMYK || header.colorspace == TJCS_YCCK
+        let isCMYK = header.isCMYK
         let profile = EmbeddedProfile.jpeg(bytes, markers: markers)
         // RGB/grey profiles apply to the finished thumbnail (fewest pixels); CMYK ones inside the decode.
         let colour: (Image) -> Image = {
@@ -89,12 +101,12 @@ struct StillPipeline: MediaPipeline {
         let factor = factors.first { abs(Double($0.num) / Double($0.denom) - chosen) < 1e-9 } ?? factors[0]
         let decoded: Image
         do {
-            decoded = try TurboJPEG.decode(bytes, header: header, factor: factor, adobe: markers.adobe,
-                                           cmykProfile: isCMYK ? profile : nil).0
-        } catch let turboError {
-            return try libavFallback(bytes, request, limits: limits, orientation: orientation, turboError: turboError)
+            decoded = try decoder.decode(header, num: Int(factor.num), denom: Int(factor.denom), adobe: markers.adobe,
+                                         cmykProfile: isCMYK ? profile : nil).0
+        } catch let jpegError {
+            return try libavFallback(source, request, limits: limits, orientation: orientation, jpegError: jpegError)
         }
-        // TurboJPEG rounds scaled sizes up; the last row/column then covers less than a full block and
+        // libjpeg rounds scaled sizes up; the last row/column then covers less than a full block and
         // comes out dark. Keep the rounded-down size, as libvips does.
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
@@ -114,19 +126,21 @@ struct StillPipeline: MediaPipeline {
         return warning == nil ? image : nil
     }
 
-    private func libavFallback(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits,
-                               orientation: Orientation, turboError: Error) throws -> Image {
-        let image: Image
-        do {
-            image = try LibAVStillCodec.decode(bytes, type: .jpeg, limits: limits)
-        } catch let error as FlipbookError where error.code == .limitExceeded || error.code == .libraryUnavailable {
-            throw error
-        } catch {
-            throw turboError  // TurboJPEG's diagnosis is the more precise one
+    private func libavFallback(_ source: some ByteSource, _ request: ThumbnailRequest, limits: Limits,
+                               orientation: Orientation, jpegError: Error) throws -> Image {
+        try source.withContiguousBytes { bytes in
+            let image: Image
+            do {
+                image = try LibAVStillCodec.decode(bytes, type: .jpeg, limits: limits)
+            } catch let error as FlipbookError where error.code == .limitExceeded || error.code == .libraryUnavailable {
+                throw error
+            } catch {
+                throw jpegError  // libjpeg's diagnosis is the more precise one
+            }
+            let finished = Resampler.finish(image, fullSize: Size(width: image.width, height: image.height),
+                                            orientation: orientation, request: request)
+            return ColourManagement.toSRGB(finished, profile: EmbeddedProfile.jpeg(bytes))
         }
-        let finished = Resampler.finish(image, fullSize: Size(width: image.width, height: image.height), orientation: orientation,
-                                   request: request)
-        return ColourManagement.toSRGB(finished, profile: EmbeddedProfile.jpeg(bytes))
     }
 }
 
