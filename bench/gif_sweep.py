@@ -125,9 +125,12 @@ def main():
         if browser:
             browser.close()
         os.makedirs(WORK, exist_ok=True)
-        with open(scores_path + ".tmp", "w") as f:
+        if os.path.exists(scores_path):  # another sweep may have added rows meanwhile: keep them
+            scores = {**json.load(open(scores_path)), **scores}
+        tmp = f"{scores_path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
             json.dump(scores, f)
-        os.replace(scores_path + ".tmp", scores_path)
+        os.replace(tmp, scores_path)
     peer = results["peer"]
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
     print(f"{len(peer)} GIFs, reference {kind}")
