@@ -31,8 +31,10 @@ import Testing
     /// A converted GIF holds no x264 SEI, and ffmpeg decodes every frame of it without an error.
     @Test(.enabled(if: ffmpegReady, "needs ffmpeg")) func convertedVideoHasNoX264SEIAndDecodes() throws {
         var gif = TestGIF(width: 40, height: 30)
-        gif.frames = (0..<6).map { i in
-            .init(width: 40, height: 30, pixels: (0..<1200).map { UInt8(($0 / 40 + $0 % 40 + i * 3) % 4) }, delay: 10)
+        for i in 0..<6 {
+            var pixels = [UInt8](repeating: 0, count: 1200)
+            for p in 0..<1200 { pixels[p] = UInt8((p / 40 + p % 40 + i * 3) % 4) }
+            gif.frames.append(TestGIF.Frame(width: 40, height: 30, pixels: pixels, delay: 10))
         }
         let result = try GIFToVideo.convert(MemoryByteSource(gif.encode()))
         let text = String(decoding: result.data, as: UTF8.self)
