@@ -8,7 +8,8 @@ scripts/make-bench-gifs.py makes to look like real libraries (logo, pixel art, d
 the folders named. Each side runs one process per file, one at a time, alternating, in the same run.
 Scores: Tests/oracle/gif_score.py (SSIM on yuv444p, all planes; SSIMULACRA2), against Chromium's WebCodecs
 ImageDecoder over white at the same 10 ms instants. Prints a per-GIF table, then totals and geometric means,
-and names every GIF excluded and why.
+and names every GIF excluded and why. Chromium's frames are kept in bench/work/refs/ under each GIF's SHA-256
+(delete the folder to decode them again).
 """
 import math
 import os
@@ -64,7 +65,7 @@ def main():
             for i, gif in enumerate(gifs):
                 name = os.path.relpath(gif, CORPUS) if gif.startswith(CORPUS) else os.path.basename(gif)
                 try:
-                    ref = Reference.load(gif, "browser", browser)
+                    ref = Reference.cached(gif, "browser", browser, os.path.join(ROOT, "bench", "work", "refs"))
                 except Exception as error:
                     excluded.append((name, f"Chromium does not decode it ({str(error)[:80]})"))
                     continue

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sweeps encoder settings on bench/gif2mp4.py's GIFs, each variant against the peer recipe, in one run.
 
-  bench/gif_sweep.py [--ref pillow|browser] [--s2] [--only SUBSTR] 'NAME::COMMAND' ...
+  bench/gif_sweep.py [--ref pillow|browser] [--s2] [--only SUBSTR[,SUBSTR...]] [--rows] [--fresh] 'NAME::COMMAND' ...
 
 COMMAND is a shell command with {in} and {out} (e.g. '.build/release/flipbook convert {in} -o {out} --crf 26'
 or 'ffmpeg -v error -y -i {in} ... {out}'). Inputs and peer are those of bench/gif2mp4.py; the reference is
@@ -9,7 +9,14 @@ Pillow by default (quicker, for sweeping; bench/gif2mp4.py confirms a choice aga
 prints the geometric mean of per-GIF byte ratios against the peer, mean SSIM (yuv444p, all planes; and
 SSIMULACRA2 with --s2) for the variant and the peer, the largest per-GIF SSIM shortfall and total encode time.
 With --rows it also prints each GIF's line.
+
+Caches (bench/work/, safe to delete): reference frames per GIF and reference kind (refs/), and each scored
+encode per GIF, reference, command and, for a command whose first word is a file (a flipbook binary), that
+file's size and mtime (scores.json): re-running a sweep with one new variant encodes only that variant.
+Cached rows keep the encode time of the run that made them; --fresh ignores the score cache.
 """
+import hashlib
+import json
 import math
 import os
 import shlex
@@ -34,6 +41,20 @@ def run(cmd, src, out):
     return time.perf_counter() - start
 
 
+WORK = os.path.join(ROOT, "bench", "work")
+
+
+def cache_key(gif, kind, with_s2, cmd):
+    with open(gif, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:32]
+    first = shlex.split(cmd)[0]
+    stamp = ""
+    if os.path.isfile(first):
+        st = os.stat(first)
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
+    return f"{digest}|{kind}|{int(with_s2)}|{stamp}|{cmd}"
+
+
 def main():
     argv = sys.argv[1:]
     kind, with_s2, rows_wanted, only = "pillow", False, False, None
@@ -54,22 +75,33 @@ def main():
                    capture_output=True)
     gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
     if only:
-        gifs = [g for g in gifs if only in g]
-    browser = Browser() if kind == "browser" else None
-    if browser:
-        browser.__enter__()
+        gifs = [g for g in gifs if any(o in g for o in only.split(","))]
+    fresh = "--fresh" in argv
+    argv = [a for a in argv if a != "--fresh"]
+    scores_path = os.path.join(WORK, "scores.json")
+    scores = {} if fresh or not os.path.exists(scores_path) else json.load(open(scores_path))
+    browser = None
+
+    def start():  # Chromium only when a reference is not cached yet
+        nonlocal browser
+        browser = Browser()
+        return browser
     work = tempfile.mkdtemp(prefix="flipbook-sweep-")
     results = {name: [] for name, _ in [("peer", None)] + variants}
     try:
         for i, gif in enumerate(gifs):
             try:
-                ref = Reference.load(gif, kind, browser)
+                ref = Reference.cached(gif, kind, None, os.path.join(WORK, "refs"), lambda: browser or start())
             except Exception:
                 continue
             if ref.width < 8 or ref.height < 8:
                 continue
             row = {}
             for name, cmd in [("peer", peer_cmd)] + variants:
+                key = cache_key(gif, kind, with_s2, cmd)
+                if key in scores:
+                    row[name] = tuple(scores[key])
+                    continue
                 out = os.path.join(work, f"{i}-{len(row)}.mp4")
                 try:
                     t = run(cmd, gif, out)
@@ -79,6 +111,7 @@ def main():
                     break
                 s = gif_score.score(ref, out, with_s2)
                 row[name] = (os.path.getsize(out), s["ssim"], s["s2"], t)
+                scores[key] = row[name]
                 os.remove(out)
             if row is None:
                 continue
@@ -86,10 +119,18 @@ def main():
                 results[name].append((os.path.basename(gif), *row[name]))
             if rows_wanted:
                 print(f"{os.path.basename(gif)[:28]:28} " + " ".join(
-                    f"{n}:{v[0] / row['peer'][0]:.2f}x/{v[1]:.4f}" for n, v in row.items()), flush=True)
+                    f"{n}:{v[0] / row['peer'][0]:.2f}x/{v[1]:.4f}" + (f"/{v[2]:.1f}" if with_s2 else "")
+                    for n, v in row.items()), flush=True)
     finally:
         if browser:
-            browser.__exit__(None, None, None)
+            browser.close()
+        os.makedirs(WORK, exist_ok=True)
+        if os.path.exists(scores_path):  # another sweep may have added rows meanwhile: keep them
+            scores = {**json.load(open(scores_path)), **scores}
+        tmp = f"{scores_path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(scores, f)
+        os.replace(tmp, scores_path)
     peer = results["peer"]
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
     print(f"{len(peer)} GIFs, reference {kind}")

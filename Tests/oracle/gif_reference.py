@@ -199,6 +199,26 @@ class Reference:
                     raise
                 time.sleep(1)
 
+    @staticmethod
+    def cached(path, kind, browser, folder, make_browser=None):
+        """`load`, kept in `folder` as .npz under the GIF's SHA-256 and the reference kind (for sweeps that
+        score the same GIFs many times; a changed GIF is a new key). A failure to decode is not cached.
+        `make_browser`, when given, opens a browser only if the reference must be made."""
+        import hashlib
+        with open(path, "rb") as f:
+            key = hashlib.sha256(f.read()).hexdigest()[:32]
+        cache = os.path.join(folder, f"{key}-{kind}.npz")
+        if os.path.exists(cache):
+            data = np.load(cache)
+            return Reference([data[f"f{i}"] for i in range(len(data["durations"]))], [int(d) for d in data["durations"]])
+        if kind == "browser" and browser is None and make_browser is not None:
+            browser = make_browser()
+        ref = Reference.load(path, kind, browser)
+        os.makedirs(folder, exist_ok=True)
+        np.savez(cache + ".tmp.npz", durations=np.array(ref.durations), **{f"f{i}": f for i, f in enumerate(ref.frames)})
+        os.replace(cache + ".tmp.npz", cache)
+        return ref
+
     def index_at(self, t_ms):
         """The frame on screen at t_ms (from the start of the first loop)."""
         return max(0, bisect.bisect_right(self.starts, t_ms) - 1)

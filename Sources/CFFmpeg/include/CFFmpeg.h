@@ -50,6 +50,7 @@
     X(avcodec, av_packet_unref) \
     X(avcodec, av_packet_move_ref) \
     X(avcodec, av_new_packet) \
+    X(avcodec, av_packet_make_writable) \
     X(avcodec, avcodec_find_decoder) \
     X(avcodec, avcodec_find_encoder) \
     X(avcodec, avcodec_find_encoder_by_name) \

@@ -17,6 +17,9 @@ package final class FrameEncoder {
     private let packet: Packet
     private let held: Packet
     private var hasHeld = false
+    /// Whether the first packet is still to come: it carries x264's option-string SEI (`X264InfoSEI`).
+    private var firstPacket = true
+    private let isH264: Bool
     private var durations: [Int64: Int64] = [:]
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
@@ -49,6 +52,7 @@ package final class FrameEncoder {
         paddedHeight = height + (height & 1)
         background = (options.background.r, options.background.g, options.background.b)
         container = options.container
+        isH264 = options.codec == .h264
 
         if options.container == .webm && (options.codec == .h264 || options.codec == .hevc) {
             throw FlipbookError(.invalidArgument, "WebM holds VP9 or AV1, not \(options.codec); use an .mp4 output")
@@ -200,6 +204,10 @@ package final class FrameEncoder {
             try LibAV.check(status, "encoding")
             let p = packet.pointer
             p.pointee.duration = durations.removeValue(forKey: p.pointee.pts) ?? 0
+            if firstPacket {
+                firstPacket = false
+                if isH264 { try X264InfoSEI.strip(p) }
+            }
             try meter?.decode(p)
             if hasHeld { try write(held.pointer) }
             av.av_packet_move_ref(held.pointer, p)

@@ -1,18 +1,22 @@
 /// How to convert. Every property documents its default.
 public struct VideoConversionOptions: Sendable {
     /// Constant rate factor (lower is better quality, bigger): the one used when the quality floor holds,
-    /// and where `targetSSIM`'s search starts. Default 23, as x264's. (crf 28 with a chroma QP offset of -6
-    /// and a GIF floor measured 0.81x the peer's bytes at its mean quality, but cost pixel art 3.6
-    /// SSIMULACRA2 points; see the README's GIF to MP4 section.)
+    /// and where `targetSSIM`'s search starts. Default 23, as x264's; but with `automaticTuning` (the
+    /// default) an H.264 conversion at the default preset without a floor or target uses `GIFTuning`'s crf
+    /// 26 and x264 settings instead (0.78x the peer's bytes in `make bench-gif`, at its quality).
     public var crf = 23
     /// Quality floor for every format. When the video's SSIM against the frames it was made from
     /// (`QualityMeter`) is under this, the file is encoded again at a lower crf (`CRFSearch`, at most three
     /// encodes). nil (the default): `automaticFloor` decides. Ignored when `targetSSIM` is set.
     public var minimumSSIM: Double?
     /// With no `minimumSSIM`, use the source format's floor, `CRFSearch.defaultFloor(for:)`: 0.97 for
-    /// animated WebP and APNG, none for GIF (a GIF's 256 colours hold at crf 23, and measuring costs a
-    /// decode). false: `crf` as it is. Default true.
+    /// animated WebP and APNG, none for GIF (`GIFTuning`'s settings hold the peer's quality without one,
+    /// and measuring costs a decode). false: `crf` as it is. Default true.
     public var automaticFloor = true
+    /// Use Flipbook's own crf, chroma and analysis settings (`GIFTuning`) for H.264 at the default preset
+    /// with no `minimumSSIM` or `targetSSIM` (animated WebP and APNG have a default floor, so they start
+    /// from `crf`). false: `crf` with x264's settings (the CLI's `--crf`). Default true.
+    public var automaticTuning = true
     /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
     /// searched per file (bisection, at most six encodes). nil (the default): no search.
     public var targetSSIM: Double?

@@ -1,0 +1,48 @@
+/// The x264 settings of Flipbook's defaults for an animation, applied by `GIFToVideo` when the caller left
+/// the crf to Flipbook (`VideoConversionOptions.automaticTuning`) and asked for H.264 at the default preset
+/// with no SSIM floor or target; a given `--crf` is used as it is, with x264's own analysis settings.
+///
+/// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and a more thorough analysis than the
+/// medium preset's (uneven multi-hexagon motion search, subpixel refinement 9, trellis on every
+/// macroblock decision). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
+/// rendering on `make bench-gif`'s 24 GIFs (`bench/gif_sweep.py`, one run on the shared machine):
+///
+/// | settings | bytes (geomean) | mean SSIM | worst GIF | encode time |
+/// |---|---|---|---|---|
+/// | peer | 1.000 | 0.9446 | | 20.0 s |
+/// | crf 23 (before) | 0.891 | 0.9604 | -0.0019 | 23.5 s |
+/// | crf 26, chroma -4 | 0.807 | 0.9592 | -0.0087 | 25.4 s |
+/// | crf 26, chroma -4, analysis (these) | 0.782 | 0.9595 | -0.0080 | 33.3 s |
+/// | crf 27, chroma -5, analysis | 0.751 | 0.9588 | -0.0110 | |
+/// | crf 28, chroma -6 | 0.731 | 0.9580 | -0.0153 | 24.5 s |
+///
+/// The worst GIF is always moon_impact.gif (smooth photographic luma). The analysis settings pay for
+/// themselves in quality on flat graphics: pixel-art.gif scores SSIMULACRA2 89.7 (the peer 89.9) at crf 26
+/// with them, 88.8 at crf 23 without. Measured and not chosen: a split by content (flat 2x2 blocks of the
+/// first frame): dithered photographic GIFs keep the peer's SSIMULACRA2 only at crf 24 (photo-loop 57.7
+/// against 57.1, 0.93x the bytes; at crf 26 54.9, 0.67x), which took the geometric mean over 0.8x;
+/// psy-rd 1.0 on them cost 16% more bytes for no SSIMULACRA2; b-adapt 2 with 8 B-frames made logos larger.
+struct GIFTuning: Sendable, Equatable {
+    /// The constant rate factor.
+    var crf: Int
+    /// x264 settings added after Flipbook's own (`FrameEncoder`), before any `VideoConversionOptions.x264Params`.
+    var x264Params: String
+
+    /// Flipbook's default settings.
+    static let automatic = GIFTuning(crf: 26, x264Params: "me=umh:subme=9:trellis=2:chroma-qp-offset=-4")
+
+    /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
+    /// preset, no SSIM floor or target (their crf search starts from `crf` as given).
+    static func applies(to options: VideoConversionOptions) -> Bool {
+        options.automaticTuning && options.codec == .h264 && options.preset == VideoConversionOptions().preset
+            && options.minimumSSIM == nil && options.targetSSIM == nil
+    }
+
+    /// `options` with these settings (`VideoConversionOptions.x264Params` still last, so they can override).
+    func applied(to options: VideoConversionOptions) -> VideoConversionOptions {
+        var tuned = options
+        tuned.crf = crf
+        tuned.x264Params = [x264Params, options.x264Params ?? ""].filter { !$0.isEmpty }.joined(separator: ":")
+        return tuned
+    }
+}
