@@ -37,8 +37,11 @@ enum FileSystem {
         defer { closedir(dir) }
         var out: [[UInt8]] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                Array(raw.prefix(while: { $0 != 0 }))
+            // d_name read in place, up to its NUL: copying the 256-byte array reads past the end of a short
+            // record (glibc packs entries by d_reclen), which ASan reported as a heap overflow in `make sanitize`.
+            let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) { field -> [UInt8] in
+                let start = UnsafeRawPointer(field)
+                return Array(UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
             }
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
             out.append(name)

@@ -131,8 +131,9 @@ final class DiskCache: Sendable {
             guard let dir = opendir(path) else { return }
             defer { closedir(dir) }
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                // d_name in place, up to its NUL (copying the 256-byte array reads past a short record's end).
+                let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                    String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
                 }
                 if name == "." || name == ".." { continue }
                 let child = path + "/" + name

@@ -98,8 +98,9 @@ struct ConversionPlan {
         defer { closedir(dir) }
         var files: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            // d_name in place, up to its NUL (copying the 256-byte array reads past a short record's end).
+            let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
             }
             if name == "." || name == ".." { continue }
             let path = "\(directory)/\(name)"

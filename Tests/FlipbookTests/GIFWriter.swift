@@ -66,6 +66,12 @@ struct TestGIF {
                 precondition(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, &gce) == GIF_OK)
             }
             let local = frame.localPalette.map(Self.colorMap)
+            // giflib 5.2.1's EGifPutImageDesc sets the handle's image map to NULL without freeing it when a frame
+            // has no local palette after one that had (LeakSanitizer found it in `make sanitize`): free it here.
+            if local == nil, let previous = gif.pointee.Image.ColorMap {
+                GifFreeMapObject(previous)
+                gif.pointee.Image.ColorMap = nil
+            }
             precondition(EGifPutImageDesc(gif, Int32(frame.left), Int32(frame.top), Int32(frame.width), Int32(frame.height),
                                           frame.interlace, local) == GIF_OK)
             if let local { GifFreeMapObject(local) }
