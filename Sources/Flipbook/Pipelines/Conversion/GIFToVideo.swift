@@ -37,7 +37,7 @@ public enum GIFToVideo {
         var gifFrames = 0, encodedFrames = 0, endMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
-        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic.applied(to: options) : options
+        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes).applied(to: options) : options
 
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {

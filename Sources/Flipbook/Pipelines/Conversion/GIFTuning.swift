@@ -2,7 +2,7 @@
 /// the crf to Flipbook (`VideoConversionOptions.automaticTuning`) and asked for H.264 at the default preset
 /// with no SSIM floor or target; a given `--crf` is used as it is, with x264's own analysis settings.
 ///
-/// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and a more thorough analysis than the
+/// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and for GIFs up to 256 KB a more thorough analysis than the
 /// medium preset's (uneven multi-hexagon motion search, subpixel refinement 9, trellis on every
 /// macroblock decision). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
 /// rendering on `make bench-gif`'s 24 GIFs (`bench/gif_sweep.py`, one run on the shared machine):
@@ -28,8 +28,17 @@ struct GIFTuning: Sendable, Equatable {
     /// x264 settings added after Flipbook's own (`FrameEncoder`), before any `VideoConversionOptions.x264Params`.
     var x264Params: String
 
-    /// Flipbook's default settings.
-    static let automatic = GIFTuning(crf: 26, x264Params: "me=umh:subme=9:trellis=2:chroma-qp-offset=-4")
+    /// Flipbook's default settings for a GIF of `inputBytes`: the thorough analysis only up to
+    /// `analysisBudget`. A GIF's size stands for the work of encoding it (its LZW data grows with pixels
+    /// times frames), and the analysis costs its time in proportion while buying few bytes on large
+    /// files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
+    /// larger with it; partial_gif_decode.gif (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller.
+    static func automatic(inputBytes: Int) -> GIFTuning {
+        GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
+    }
+
+    /// The largest GIF, in bytes, that gets the thorough analysis.
+    static let analysisBudget = 256 << 10
 
     /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
     /// preset, no SSIM floor or target (their crf search starts from `crf` as given).
