@@ -18,3 +18,27 @@ public struct AnimationInfo: Sendable, Equatable {
     /// libav's name for the codec: "gif", "webp", "apng".
     public var codec: String
 }
+
+extension AnimationInfo {
+    /// A GIF block scan's facts (`GIFDecoder.info`), each delay as a browser displays it.
+    init(gif scan: GIFInfo) {
+        self.init(type: .gif, width: scan.width, height: scan.height, frameCount: scan.frameCount,
+                  durationsMs: scan.delays.map { GIFTiming.displayedMilliseconds(centiseconds: $0) },
+                  durationMs: scan.durationMs, loopCount: scan.loopCount, hasAlpha: scan.hasTransparency, codec: "gif")
+    }
+}
+
+extension MediaInfo {
+    /// An animation's header facts as `probe` reports them (animations carry no orientation).
+    init(animation: AnimationInfo) {
+        self.init(type: animation.type)
+        width = animation.width
+        height = animation.height
+        orientation = 1
+        frames = animation.frameCount
+        durationMs = animation.durationMs
+        loopCount = animation.loopCount
+        hasAlpha = animation.hasAlpha
+        codec = animation.codec
+    }
+}

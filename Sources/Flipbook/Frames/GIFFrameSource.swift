@@ -18,9 +18,7 @@ final class GIFFrameSource: FrameSource {
         let options = Self.decoding(options, limits)
         let scan = try GIFDecoder.info(source: source, options: options)
         gifInfo = scan
-        let info = AnimationInfo(type: .gif, width: scan.width, height: scan.height, frameCount: scan.frameCount,
-                                 durationsMs: scan.delays.map { GIFTiming.displayedMilliseconds(centiseconds: $0) },
-                                 durationMs: scan.durationMs, loopCount: scan.loopCount, hasAlpha: scan.hasTransparency, codec: "gif")
+        let info = AnimationInfo(gif: scan)
         try limits.check(info, what: "GIF")
         scanned = info
         decoder = try GIFDecoder(source: source, options: options)

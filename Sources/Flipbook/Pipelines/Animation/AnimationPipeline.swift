@@ -7,17 +7,7 @@ struct AnimationPipeline: MediaPipeline {
 
     /// Header facts only: WebP through libwebp's demuxer, APNG through a chunk-header scan.
     func probe(_ input: MediaInput) throws -> MediaInfo {
-        let animation = try open(input).info
-        var info = MediaInfo(type: input.type)
-        info.width = animation.width
-        info.height = animation.height
-        info.orientation = 1
-        info.frames = animation.frameCount
-        info.durationMs = animation.durationMs
-        info.loopCount = animation.loopCount
-        info.hasAlpha = animation.hasAlpha
-        info.codec = animation.codec
-        return info
+        MediaInfo(animation: try open(input).info)
     }
 
     /// Frame `request.frameIndex` (the last one if the animation is shorter), composited and downsampled.

@@ -8,17 +8,7 @@ struct GIFPipeline: MediaPipeline {
     func accepts(_ type: MediaType) -> Bool { type == .gif }
 
     func probe(_ input: MediaInput) throws -> MediaInfo {
-        let gif = try GIFDecoder.info(source: input.source, options: effectiveOptions(input))
-        var info = MediaInfo(type: .gif)
-        info.width = gif.width
-        info.height = gif.height
-        info.orientation = 1
-        info.frames = gif.frameCount
-        info.durationMs = gif.durationMs
-        info.loopCount = gif.loopCount
-        info.hasAlpha = gif.hasTransparency
-        info.codec = "gif"
-        return info
+        MediaInfo(animation: AnimationInfo(gif: try GIFDecoder.info(source: input.source, options: effectiveOptions(input))))
     }
 
     /// Frame `request.frameIndex` (the last one if the GIF is shorter), composited and downsampled.
