@@ -188,6 +188,8 @@ def poster_section():
             print("|---|---|---|---|---|---|---|---|")
             compare("8k24fps_300ms.mp4", [FLIPBOOK, "storyboard", clip, "-o", os.path.join(out, "sb"), "--count", "10"],
                     [FLIPBOOK, "poster", clip, "-o", os.path.join(out, "p8k.jpg"), "--size", "256"], "flipbook poster", runs=7)
+            compare("8k24fps_300ms.mp4, `--threads 2`", [FLIPBOOK, "storyboard", clip, "-o", os.path.join(out, "sb2"), "--count", "10", "--threads", "2"],
+                    [FLIPBOOK, "poster", clip, "-o", os.path.join(out, "p8k.jpg"), "--size", "256"], "flipbook poster", runs=7)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 

@@ -158,8 +158,12 @@ extension CLITests {
         #expect(poster.status == 0, "\(poster.stderr)")
         let p = try MediaInput(path: dir.path("p.jpg")).probe()
         #expect(p.type == .jpeg && p.width == 160 && p.height == 90)
-        let board = try flipbook("storyboard", video, "-o", dir.path("board"), "--interval", "1s", "--columns", "2", "--size", "80")
+        let board = try flipbook("storyboard", video, "-o", dir.path("board"), "--interval", "1s", "--columns", "2", "--size", "80",
+                                 "--threads", "2")
         #expect(board.status == 0, "\(board.stderr)")
+        let noThreads = try flipbook("storyboard", video, "-o", dir.path("board0"), "--threads", "0")
+        #expect(noThreads.status != 0 && noThreads.stderr.contains("--threads takes 1 to 16"), "\(noThreads.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("board0")))
         let vtt = try String(contentsOfFile: dir.path("board/storyboard.vtt"), encoding: .utf8)
         #expect(vtt.hasPrefix("WEBVTT") && vtt.components(separatedBy: "#xywh=").count - 1 == 4, "\(vtt)")
         #expect(FileManager.default.fileExists(atPath: dir.path("board/sheet-0.jpg")))

@@ -38,8 +38,9 @@ import Testing
     }
 
     /// Makes a storyboard of `count` tiles and checks decodes and every tile against ffmpeg's frame then.
-    static func check(_ path: String, count: Int, identifyFrames: Bool) throws {
+    static func check(_ path: String, count: Int, identifyFrames: Bool, threads: Int? = nil) throws {
         var options = StoryboardOptions()
+        options.decodeThreads = threads
         options.count = count
         options.tileSize = 160
         options.quality = 95
@@ -78,5 +79,12 @@ import Testing
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
     func eightKClipIsDecodedOnce() throws {
         try Self.check(Corpus.file("video/androidx-media/8k24fps_300ms.mp4"), count: 10, identifyFrames: false)
+    }
+
+    /// `--threads 2` on the same clip (frame threads, which the automatic choice leaves off for 8K): still one
+    /// pass, the same frames ffmpeg shows.
+    @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
+    func eightKClipWithTwoFrameThreads() throws {
+        try Self.check(Corpus.file("video/androidx-media/8k24fps_300ms.mp4"), count: 10, identifyFrames: false, threads: 2)
     }
 }

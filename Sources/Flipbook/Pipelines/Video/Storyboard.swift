@@ -54,7 +54,8 @@ extension Storyboard {
         let av = try LibAV.api()
         // Frame threads: dense storyboards are one forward pass; sparse ones lose at most a frame or two in
         // flight at each seek.
-        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards", forwardPass: true)
+        let reader = try VideoReader.spanning(input, maxPixelSize: options.tileSize, for: "storyboards", forwardPass: true,
+                                           threads: options.decodeThreads)
         let plan = Plan(durationSeconds: reader.durationSeconds, options: options)
         // Tiles are a few percent of the frame: deblocking averages away (as for posters, see PosterExtractor).
         let par = reader.stream.pointee.codecpar.pointee

@@ -15,6 +15,12 @@ public struct StoryboardOptions: Sendable {
     public var quality = 75
     /// Most tiles (a guard against tiny intervals on long videos). Default 10,000.
     public var maxTiles = 10_000
+    /// Decoder threads. Default nil: automatic, as many frame threads as the cores allow (at most 4) while
+    /// the frames they hold in flight stay within 64 MB, which is one thread for 8K (each 8K frame with the
+    /// decoder's tables for it is ~70 MB). More threads hold more decoded frames: `storyboard --count 10`
+    /// on the corpus's 8K HEVC clip takes 0.6x the time with 2 threads and peaks at ~314 MB instead of
+    /// ~274 MB (`bench/posters.py`), as ffmpeg's `-threads` trades the same way.
+    public var decodeThreads: Int?
     /// Polled between tiles; returning true stops with `.cancelled`. Default nil.
     public var isCancelled: (@Sendable () -> Bool)?
 
@@ -26,6 +32,9 @@ extension StoryboardOptions {
     func validate() throws {
         guard columns > 0, tileSize > 0, interval > 0 else {
             throw FlipbookError(.invalidArgument, "columns, tile size and interval must be positive")
+        }
+        if let decodeThreads, !(1...16).contains(decodeThreads) {
+            throw FlipbookError(.invalidArgument, "decoder threads must be 1 to 16")
         }
     }
 }

@@ -21,7 +21,8 @@ final class VideoReader {
     /// Checks the stream header's coded size against `input.limits.videoFramePixelLimit` before the decoder
     /// opens (and gives the decoder the same `max_pixels`). `forwardPass`: the caller decodes long runs of
     /// consecutive frames (storyboards), so frame threading pays; otherwise one thread (see below).
-    init(_ input: MediaInput, request: ThumbnailRequest, forwardPass: Bool = false) throws {
+    /// `threads`: the frame threads of a forward pass as the caller chose them (nil: `frameThreads`).
+    init(_ input: MediaInput, request: ThumbnailRequest, forwardPass: Bool = false, threads: Int? = nil) throws {
         let av = try LibAV.api()
         // MP4/MOV/Matroska headers carry the size and pixel format; probing (decoding ahead) is only
         // needed when they do not, and would read much more of the file than one poster needs.
@@ -45,7 +46,8 @@ final class VideoReader {
         // first, and posters and storyboards need the first frame after a keyframe.
         codec.pointer.pointee.thread_count = 1
         if forwardPass {
-            codec.pointer.pointee.thread_count = Self.frameThreads(width: Int(par.pointee.width), height: Int(par.pointee.height))
+            codec.pointer.pointee.thread_count = threads.map { Int32($0) }
+                ?? Self.frameThreads(width: Int(par.pointee.width), height: Int(par.pointee.height))
             codec.pointer.pointee.thread_type = FF_THREAD_FRAME
         }
         codec.pointer.pointee.max_pixels = Int64(limit)
@@ -65,9 +67,11 @@ final class VideoReader {
         frame = try Frame()
     }
 
-    /// Frame threads for a forward pass: each extra thread holds one more decoded frame, so as many as the
-    /// cores allow (at most 4) while the extra frames stay within 64 MB: 4K gets up to 3, 1080p up to 4, 8K
-    /// none (its 5-6 reference frames already take ~270 MB; a second thread would pass the 300 MB budget).
+    /// Frame threads for a forward pass: each extra thread holds one more decoded frame in flight, so as many
+    /// as the cores allow (at most 4) while the extra frames stay within 64 MB: 4K gets up to 3, 1080p up to
+    /// 4, 8K none. Measured on the corpus's 8-frame 8K HEVC clip (`storyboard --count 10`): libavcodec holds
+    /// three 8K frames with their motion tables (~70 MB each) and ~10 MB of tables per thread, and the process
+    /// peaks at ~274 MB with one thread and ~314 MB with two, over the 300 MB a single file may take.
     static func frameThreads(width: Int, height: Int) -> Int32 {
         let frameBytes = max(1, width * height * 3)  // up to 4:2:0 at 16 bits per sample
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -76,9 +80,9 @@ final class VideoReader {
 
     /// A reader for work that spans the whole video (previews, storyboards): `input` must be a video of
     /// known duration, decoded within its limits, rendered to `maxPixelSize`.
-    static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false) throws -> VideoReader {
+    static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false, threads: Int? = nil) throws -> VideoReader {
         guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
-        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), forwardPass: forwardPass)
+        let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), forwardPass: forwardPass, threads: threads)
         guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         return reader
     }
