@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Bytes at equal quality for each x264 preset: Flipbook's GIF settings at the highest crf that keeps the peer's look.
 
-  bench/gif_frontier.py FLIPBOOK [--presets P,P,...] [--start CRF] [--peer-presets] [--rounds N] [--only SUBSTR,...]
-                        ['NAME::COMMAND' ...]        (make bench-gif-frontier runs it with the venv's python)
+  bench/gif_frontier.py FLIPBOOK [--presets P,P,...] [--start CRF|P=CRF,...] [--policy PRESET:CRF[:PARAMS]@MP ...]
+                        [--peer-presets] [--rounds N] [--only SUBSTR,...] ['NAME::COMMAND' ...]
+                        (make bench-gif-frontier runs it with the venv's python)
 
 For each preset (default: ultrafast superfast veryfast faster fast medium slow) Flipbook runs with GIFTuning's
 settings made explicit (`--crf C --x264-params chroma-qp-offset=-4`, and at medium also GIFTuning's analysis
 settings `me=umh:subme=9:trellis=2` on the GIFs it gives them to, up to 256 KB; GIFTuning itself only applies
-at the default preset without --crf). The crf search starts at --start (26) and moves by one to the highest crf
+at the default preset without --crf). The crf search starts at --start (26, or per preset) and moves by one to the highest crf
 at which quality still holds against the peer (bench/gif2mp4.py's `-tune animation` recipe, crf 23, medium) on
 bench/gif2mp4.py's GIFs, scored against Chromium's rendering (bench/gif_sweep.py's reference and score caches):
 mean SSIM (yuv444p, all planes) >= the peer's, mean SSIMULACRA2 >= the peer's, and no GIF more than 0.01 SSIM
 below the peer's. SSIM brackets the crf first (quick); SSIMULACRA2 (slow) is scored only where SSIM holds.
 
 Then one timing pass: per GIF, each chosen setting, Flipbook's default (`convert` with no settings), any
-'NAME::COMMAND' given (a shell command with {in} and {out}, scored but not searched) and the peer run one
+'NAME::COMMAND' given (a shell command with {in} and {out}, scored but not searched), each --policy (the
+settings given for GIFs of at least MP million pixels times frames, as Pillow counts them, and the medium
+settings above below it: a rule by size that Flipbook could apply) and the peer run one
 process each, one at a time, --rounds times (default 2; 0 skips timing), the order rotated every round. One row per setting:
 crf, bytes (geometric mean of per-GIF ratios against the peer), mean SSIM, mean SSIMULACRA2, the worst GIF
 against the peer, total wall time of ours and of the peer in the same pass, and their ratio. --peer-presets adds
@@ -103,10 +106,20 @@ def summary(rows, peer):
     return {"geo": geo, "ssim": mean([r[1] for r in rows]), "s2": s2, "worst": deltas[worst], "worst_i": worst}
 
 
+def work(gif):
+    """Canvas pixels times frames, as Pillow reads the GIF (the logical screen, every image block)."""
+    from PIL import Image
+    with Image.open(gif) as im:
+        return im.size[0] * im.size[1] * getattr(im, "n_frames", 1)
+
+
 def main():
     argv = sys.argv[1:]
     presets = option(argv, "--presets", ",".join(PRESETS)).split(",")
-    start = int(option(argv, "--start", "26"))
+    starts = dict(kv.split("=") if "=" in kv else ("*", kv) for kv in option(argv, "--start", "26").split(","))
+    policies = []
+    while "--policy" in argv:
+        policies.append(option(argv, "--policy", None))
     rounds = int(option(argv, "--rounds", "2"))
     only = option(argv, "--only", None)
     peer_presets = "--peer-presets" in argv
@@ -146,13 +159,20 @@ def main():
     peer_cmd = "ffmpeg -v error -y -i {in} " + " ".join(shlex.quote(a) for a in gif2mp4.PEER) + " {out}"
     quoted = shlex.quote(flipbook)
 
-    def ours(preset, crf):
+    def ours(preset, crf, extra_params=""):
         def command(gif):
             params = "chroma-qp-offset=-4"
             if preset == "medium" and os.path.getsize(gif) <= ANALYSIS_BUDGET:
                 params = f"{ANALYSIS}:{params}"
+            params = f"{extra_params}:{params}" if extra_params else params
             return f"{quoted} convert {{in}} -o {{out}} --jobs 1 --preset {preset} --crf {crf} --x264-params {params}"
         return command
+
+    def policy(spec):  # PRESET:CRF[:PARAMS]@MP: those settings from MP million pixels x frames, medium's below
+        settings, threshold = spec.rsplit("@", 1)
+        preset, crf, *params = settings.split(":", 2)
+        quick, medium = ours(preset, int(crf), params[0] if params else ""), ours("medium", 26)
+        return lambda gif: quick(gif) if work(gif) >= float(threshold) * 1e6 else medium(gif)
 
     try:
         peer = scorer.all(lambda g: peer_cmd, True)
@@ -174,7 +194,7 @@ def main():
 
         chosen = []  # (name, crf, command)
         for preset in presets:
-            crf = start  # SSIM first: up while it holds, down until it does
+            crf = int(starts.get(preset, starts.get("*", 26)))  # SSIM first: up while it holds, down until it does
             if check(preset, crf, False):
                 while crf + 1 in CRF_RANGE and check(preset, crf + 1, False):
                     crf += 1
@@ -190,6 +210,7 @@ def main():
                 print(f"# {preset}: no crf in {CRF_RANGE.start}-{CRF_RANGE.stop - 1} keeps the peer's quality", flush=True)
         variants = [(f"{p} crf {c}", c, cmd) for p, c, cmd in chosen]
         variants.append(("default", None, lambda g: f"{quoted} convert {{in}} -o {{out}} --jobs 1"))
+        variants += [(f"policy {spec}", None, policy(spec)) for spec in policies]
         variants += [(name, None, (lambda c: lambda g: c)(cmd)) for name, cmd in extra]
         if peer_presets:
             variants += [(f"peer {p}", 23, (lambda p: lambda g: peer_cmd.replace("{out}", f"-preset {p} {{out}}"))(p))
