@@ -22,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier
+.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost
 
 all: build
 
@@ -129,6 +129,10 @@ bench-gif: release venv
 # FRONTIER_ARGS adds options (e.g. --peer-presets, --presets fast,medium).
 bench-gif-frontier: release venv
 	$(PY) bench/gif_frontier.py $(CURDIR)/$(RELEASE_BIN) $(FRONTIER_ARGS)
+# What one process costs before any pixel: CPU time and page faults of flipbook --help, a tiny GIF's conversion
+# (ours and the peer's) and dlopen of libx264 alone against libavutil+libswscale+libavcodec(+libavformat).
+bench-start-cost: release
+	bench/start_cost.sh $(CURDIR)/$(RELEASE_BIN)
 # Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
 # offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
 # the same script through DeployRecipeTests.
