@@ -15,9 +15,14 @@ public enum GIFToVideo {
         -> VideoConversionResult
     {
         let type = MediaType.sniff(source)
+        // The encode's work (canvas pixels times frames) from a block scan, for GIFTuning's preset, only where
+        // it can choose one (`GIFTuning.scansWork`: smaller GIFs are read once); a scan that fails leaves it
+        // unknown (the decode then reports the error).
+        let pixelFrames = type == .gif && GIFTuning.applies(to: options) && GIFTuning.scansWork(inputBytes: source.count)
+            ? (try? GIFDecoder.info(source: source, options: options.decode)).map { $0.width * $0.height * $0.frameCount } : nil
         return try CRFSearch.run(options, type: type) { pass in
             let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
-            return try convert(frames, inputBytes: source.count, options: pass)
+            return try convert(frames, inputBytes: source.count, pixelFrames: pixelFrames, options: pass)
         }
     }
 
@@ -26,6 +31,14 @@ public enum GIFToVideo {
     /// `ByteSource` variant). The SSIM is measured when either is set. `inputBytes` is the source file's
     /// size, for the result's ratio.
     public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
+        throws -> VideoConversionResult
+    {
+        try convert(decoder, inputBytes: inputBytes, pixelFrames: nil, options: options)
+    }
+
+    /// `pixelFrames`: the canvas's pixels times the frame count, when known before the first frame
+    /// (`GIFTuning.automatic`; nil: unknown, the settings for a small GIF).
+    static func convert(_ decoder: any FrameSource, inputBytes: Int, pixelFrames: Int?, options: VideoConversionOptions)
         throws -> VideoConversionResult
     {
         // A streamed GIF's `info` grows as frames are decoded (a zero-size screen takes the first frame's
@@ -37,7 +50,7 @@ public enum GIFToVideo {
         var gifFrames = 0, encodedFrames = 0, endMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
-        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes).applied(to: options) : options
+        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes, pixelFrames: pixelFrames ?? 0).applied(to: options) : options
 
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {

@@ -25,20 +25,39 @@
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
+    /// x264's preset.
+    var preset = VideoConversionOptions().preset
     /// x264 settings added after Flipbook's own (`FrameEncoder`), before any `VideoConversionOptions.x264Params`.
     var x264Params: String
 
-    /// Flipbook's default settings for a GIF of `inputBytes`: the thorough analysis only up to
-    /// `analysisBudget`. A GIF's size stands for the work of encoding it (its LZW data grows with pixels
-    /// times frames), and the analysis costs its time in proportion while buying few bytes on large
-    /// files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
+    /// Flipbook's default settings for a GIF of `inputBytes` whose encode covers `pixelFrames` (canvas pixels
+    /// times frames; 0 when not scanned, see `scansWork`): the thorough analysis only up to `analysisBudget`,
+    /// and x264's fast preset from `quickWork`. A GIF's size stands for the work of encoding it (its LZW data
+    /// grows with pixels times frames), and the analysis costs its time in proportion while buying few bytes
+    /// on large files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
     /// larger with it; partial_gif_decode.gif (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller.
-    static func automatic(inputBytes: Int) -> GIFTuning {
-        GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
+    static func automatic(inputBytes: Int, pixelFrames: Int) -> GIFTuning {
+        if pixelFrames >= quickWork { return GIFTuning(crf: 26, preset: "fast", x264Params: "chroma-qp-offset=-4") }
+        return GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
     }
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
+
+    /// The least work (canvas pixels times frames) that gets x264's fast preset instead of medium, at the same
+    /// crf and chroma offset. On sample_big.gif (1000x175, 259 frames: 45 M) fast wrote 0.744x the peer's
+    /// bytes at SSIM +0.0157 and SSIMULACRA2 +14.5 against medium's 0.753x, +0.0158, +14.3, for about 20%
+    /// less CPU time (`bench/gif_frontier.py`'s per-GIF scores); on the smaller GIFs fast cost bytes at the
+    /// same quality (led7.gif, 7.2 M: +12% over medium; photo-loop.gif +7%, partial_gif_decode.gif +12%),
+    /// so the line sits above them. The faster presets lose more than they gain on sample_big: faster
+    /// 0.762x at +0.0128, veryfast 0.850x at +0.0093 (and 3x the bytes on led7.gif, whose blinking frames
+    /// need more than its one reference).
+    static let quickWork = 16_000_000
+
+    /// Whether a GIF of `inputBytes` is scanned for its work (`GIFDecoder.info`, a second read of its blocks
+    /// without decoding pixels) before the encode: only above `analysisBudget`, where the scan is a small
+    /// part of the conversion; a smaller GIF is read and parsed once and gets the medium preset.
+    static func scansWork(inputBytes: Int) -> Bool { inputBytes > analysisBudget }
 
     /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
     /// preset, no SSIM floor or target (their crf search starts from `crf` as given).
@@ -51,6 +70,7 @@ struct GIFTuning: Sendable, Equatable {
     func applied(to options: VideoConversionOptions) -> VideoConversionOptions {
         var tuned = options
         tuned.crf = crf
+        tuned.preset = preset
         tuned.x264Params = [x264Params, options.x264Params ?? ""].filter { !$0.isEmpty }.joined(separator: ":")
         return tuned
     }
