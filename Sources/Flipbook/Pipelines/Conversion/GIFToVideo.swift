@@ -1,14 +1,15 @@
 /// GIF to looping, silent, timing-exact video. Frames come from `GIFDecoder` one at a time; each frame's
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included). Encoder
-/// settings: `GIFTuning`'s by default (crf 26, chroma QP offset -4, thorough analysis: 0.78x the bytes of
-/// ffmpeg's `-tune animation` recipe at its quality in `make bench-gif`), the options' own crf otherwise;
-/// x264's option-string SEI is left out (`X264InfoSEI`).
+/// settings: `GIFTuning`'s by default (crf 26, chroma QP offset -4, thorough analysis or, for large GIFs,
+/// the fast preset: 0.78x the bytes of ffmpeg's `-tune animation` recipe at its quality in `make
+/// bench-gif`), the options' own crf otherwise; x264's option-string SEI is left out (`X264InfoSEI`).
 public enum GIFToVideo {
     /// Converts a GIF (or animated WebP or APNG, sniffed) in memory, reading and parsing the file once
-    /// per encode. The limits (`options.decode.limits`) are checked from the headers: a GIF's canvas from
-    /// its logical screen, its frame count and duration as each frame's header is read, before its pixels
-    /// are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
+    /// per encode (and, for a GIF over 256 KB left to `GIFTuning`, once more by a block scan that counts
+    /// its frames for the preset, `GIFTuning.scansWork`). The limits (`options.decode.limits`) are checked
+    /// from the headers: a GIF's canvas from its logical screen, its frame count and duration as each
+    /// frame's header is read, before its pixels are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
     /// one canvas, the encoder's lookahead and the output file. CPU: one decode per frame and one encode
     /// per distinct frame (times the encodes a quality floor or target asks for, see `CRFSearch`).
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws

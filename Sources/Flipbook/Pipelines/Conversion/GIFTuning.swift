@@ -4,7 +4,7 @@
 ///
 /// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and for GIFs up to 256 KB a more thorough analysis than the
 /// medium preset's (uneven multi-hexagon motion search, subpixel refinement 9, trellis on every
-/// macroblock decision). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
+/// macroblock decision); from 16 M pixels times frames, x264's fast preset (`quickWork`). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
 /// rendering on `make bench-gif`'s 24 GIFs (`bench/gif_sweep.py`, one run on the shared machine):
 ///
 /// | settings | bytes (geomean) | mean SSIM | worst GIF | encode time |
