@@ -169,6 +169,15 @@ package final class FrameEncoder {
                 var d = dst + y * paddedWidth * 3
                 if let base = rgba.baseAddress {
                     var s = base + y * width * 4
+                    var opaque = true  // most rows of most GIFs: a plain copy the compiler can vectorise
+                    for x in 0..<width where s[x * 4 + 3] != 255 { opaque = false; break }
+                    if opaque {
+                        for x in 0..<width {
+                            d[x * 3] = s[x * 4]; d[x * 3 + 1] = s[x * 4 + 1]; d[x * 3 + 2] = s[x * 4 + 2]
+                        }
+                        fill(d + width * 3, pixels: paddedWidth - width)
+                        continue
+                    }
                     for _ in 0..<width {
                         let a = Int(s[3])
                         if a == 255 {
