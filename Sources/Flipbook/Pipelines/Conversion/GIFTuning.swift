@@ -22,6 +22,28 @@
 /// first frame): dithered photographic GIFs keep the peer's SSIMULACRA2 only at crf 24 (photo-loop 57.7
 /// against 57.1, 0.93x the bytes; at crf 26 54.9, 0.67x), which took the geometric mean over 0.8x;
 /// psy-rd 1.0 on them cost 16% more bytes for no SSIMULACRA2; b-adapt 2 with 8 B-frames made logos larger.
+///
+/// The frontier per preset (`make bench-gif-frontier`: each preset with chroma -4, at medium with the
+/// analysis up to 256 KB, at the highest crf that keeps the peer's mean SSIM, mean SSIMULACRA2 and every
+/// GIF within 0.01 SSIM; wall time of one process per file against the peer's, alternating, same run,
+/// load average 1-3; two runs of the same peer command differed by 5%):
+///
+/// | preset | crf | bytes (geomean) | mean SSIM | mean S2 | wall vs peer |
+/// |---|---|---|---|---|---|
+/// | peer (medium, crf 23) | | 1.000 | 0.9446 | 44.22 | 1.00x |
+/// | ultrafast | 24 | 1.526 | 0.9603 | 55.20 | 0.46x |
+/// | superfast | 24 | 1.322 | 0.9605 | 55.38 | 0.55x |
+/// | veryfast | 25 | 0.902 | 0.9575 | 53.27 | 0.55x |
+/// | faster | 26 | 0.797 | 0.9579 | 53.40 | 0.64x |
+/// | fast | 26 | 0.809 | 0.9591 | 54.31 | 0.72x |
+/// | medium, analysis (before) | 26 | 0.784 | 0.9594 | 54.45 | 0.82x |
+/// | slow | 26 | 0.787 | 0.9594 | 54.48 | 0.99x |
+/// | these (fast from `quickWork`) | 26 | 0.784 | 0.9594 | 54.46 | 0.80x |
+///
+/// At crf 27 every preset from faster up put a GIF more than 0.01 under the peer (moon_impact.gif or
+/// logo.gif). Only medium and slow (and faster, by 0.003) stay under 0.8x the bytes; no preset that does
+/// reaches half the peer's wall time, because a small GIF's process costs ~43 ms CPU against the peer's
+/// ~60 ms, most of it loading libavcodec and libavformat (`make bench-start-cost`).
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
