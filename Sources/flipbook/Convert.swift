@@ -21,14 +21,14 @@ struct Convert: ParsableCommand {
     @Argument(help: "GIF, animated WebP or APNG files, or directories.") var inputs: [String]
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: ArgumentHelp("Constant rate factor (lower: better and bigger), used as given for every file.",
-                               discussion: "Without it, GIFs get Flipbook's own settings (crf 26 with more bits for colour and a more thorough analysis than the preset's; x264's fast preset from 16 million pixels x frames), and files start at crf 23 and go lower when their measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
+                               discussion: "Without it, GIFs get Flipbook's own settings (crf 26 with more bits for colour and a more thorough analysis than the preset's), and files start at crf 23 and go lower when their measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
     var crf: Int?
     @Option(help: "Search the crf per file for the smallest video whose SSIM (against its own input frames) is at least this, e.g. 0.98.")
     var targetSsim: Double?
     @Option(help: "Quality floor: files whose SSIM (against their own input frames) comes out under it are encoded again at a lower crf. Default without --crf: 0.97 for animated WebP and APNG, none for GIF.")
     var minSsim: Double?
     @Option(name: .customLong("x264-params"), help: .hidden) var x264Params: String?
-    @Option(help: "Encoder preset (ultrafast ... veryslow). At medium (the default) without --crf, GIFs of 16 million pixels x frames or more are encoded at fast (as small, less CPU).") var preset = "medium"
+    @Option(help: "Encoder preset (ultrafast ... veryslow).") var preset = "medium"
     @Option(help: "Longer side at most N pixels, never enlarged (default: the GIF's own size).") var size: Int?
     @Option(name: .customLong("max-size"), help: .hidden) var maxSizeAlias: Int?
     @Option(help: "Colour under transparent pixels, #RRGGBB.") var background = "#FFFFFF"

@@ -20,8 +20,7 @@ public struct VideoConversionOptions: Sendable {
     /// Quality target: the largest crf (1-51) whose SSIM, measured as for `minimumSSIM`, is at least this,
     /// searched per file (bisection, at most six encodes). nil (the default): no search.
     public var targetSSIM: Double?
-    /// Encoder speed preset. Default "medium", as x264's; with `automaticTuning` (the default), a GIF of at
-    /// least 16 million pixels times frames is encoded at "fast" (`GIFTuning.quickWork`).
+    /// Encoder speed preset. Default "medium", as x264's.
     public var preset = "medium"
     /// Scale the longer side down while decoding so that no side of the video (padded to even) is over this
     /// (nil: the GIF's size). Default nil.

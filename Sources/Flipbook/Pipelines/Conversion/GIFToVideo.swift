@@ -1,29 +1,23 @@
 /// GIF to looping, silent, timing-exact video. Frames come from `GIFDecoder` one at a time; each frame's
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included). Encoder
-/// settings: `GIFTuning`'s by default (crf 26, chroma QP offset -4, thorough analysis or, for large GIFs,
-/// the fast preset: 0.78x the bytes of ffmpeg's `-tune animation` recipe at its quality in `make
-/// bench-gif`), the options' own crf otherwise; x264's option-string SEI is left out (`X264InfoSEI`).
+/// settings: `GIFTuning`'s by default (crf 26, chroma QP offset -4, thorough analysis: 0.78x the bytes of
+/// ffmpeg's `-tune animation` recipe at its quality in `make bench-gif`), the options' own crf otherwise;
+/// x264's option-string SEI is left out (`X264InfoSEI`).
 public enum GIFToVideo {
     /// Converts a GIF (or animated WebP or APNG, sniffed) in memory, reading and parsing the file once
-    /// per encode (and, for a GIF over 256 KB left to `GIFTuning`, once more by a block scan that counts
-    /// its frames for the preset, `GIFTuning.scansWork`). The limits (`options.decode.limits`) are checked
-    /// from the headers: a GIF's canvas from its logical screen, its frame count and duration as each
-    /// frame's header is read, before its pixels are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
+    /// per encode. The limits (`options.decode.limits`) are checked from the headers: a GIF's canvas from
+    /// its logical screen, its frame count and duration as each frame's header is read, before its pixels
+    /// are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
     /// one canvas, the encoder's lookahead and the output file. CPU: one decode per frame and one encode
     /// per distinct frame (times the encodes a quality floor or target asks for, see `CRFSearch`).
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
         let type = MediaType.sniff(source)
-        // The encode's work (canvas pixels times frames) from a block scan, for GIFTuning's preset, only where
-        // it can choose one (`GIFTuning.scansWork`: smaller GIFs are read once); a scan that fails leaves it
-        // unknown (the decode then reports the error).
-        let pixelFrames = type == .gif && GIFTuning.applies(to: options) && GIFTuning.scansWork(inputBytes: source.count)
-            ? (try? GIFDecoder.info(source: source, options: options.decode)).map { $0.width * $0.height * $0.frameCount } : nil
         return try CRFSearch.run(options, type: type) { pass in
             let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
-            return try convert(frames, inputBytes: source.count, pixelFrames: pixelFrames, options: pass)
+            return try convert(frames, inputBytes: source.count, options: pass)
         }
     }
 
@@ -32,14 +26,6 @@ public enum GIFToVideo {
     /// `ByteSource` variant). The SSIM is measured when either is set. `inputBytes` is the source file's
     /// size, for the result's ratio.
     public static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions = VideoConversionOptions())
-        throws -> VideoConversionResult
-    {
-        try convert(decoder, inputBytes: inputBytes, pixelFrames: nil, options: options)
-    }
-
-    /// `pixelFrames`: the canvas's pixels times the frame count, when known before the first frame
-    /// (`GIFTuning.automatic`; nil: unknown, the settings for a small GIF).
-    static func convert(_ decoder: any FrameSource, inputBytes: Int, pixelFrames: Int?, options: VideoConversionOptions)
         throws -> VideoConversionResult
     {
         // A streamed GIF's `info` grows as frames are decoded (a zero-size screen takes the first frame's
@@ -51,7 +37,7 @@ public enum GIFToVideo {
         var gifFrames = 0, encodedFrames = 0, endMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
-        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes, pixelFrames: pixelFrames ?? 0).applied(to: options) : options
+        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes).applied(to: options) : options
 
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {

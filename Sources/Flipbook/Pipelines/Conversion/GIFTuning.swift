@@ -4,7 +4,7 @@
 ///
 /// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and for GIFs up to 256 KB a more thorough analysis than the
 /// medium preset's (uneven multi-hexagon motion search, subpixel refinement 9, trellis on every
-/// macroblock decision); from 16 M pixels times frames, x264's fast preset (`quickWork`). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
+/// macroblock decision). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
 /// rendering on `make bench-gif`'s 24 GIFs (`bench/gif_sweep.py`, one run on the shared machine):
 ///
 /// | settings | bytes (geomean) | mean SSIM | worst GIF | encode time |
@@ -36,50 +36,36 @@
 /// | veryfast | 25 | 0.902 | 0.9575 | 53.27 | 0.55x |
 /// | faster | 26 | 0.797 | 0.9579 | 53.40 | 0.64x |
 /// | fast | 26 | 0.809 | 0.9591 | 54.31 | 0.72x |
-/// | medium, analysis (before) | 26 | 0.784 | 0.9594 | 54.45 | 0.82x |
+/// | medium, analysis (these) | 26 | 0.784 | 0.9594 | 54.45 | 0.82x |
 /// | slow | 26 | 0.787 | 0.9594 | 54.48 | 0.99x |
-/// | these (fast from `quickWork`) | 26 | 0.784 | 0.9594 | 54.46 | 0.80x |
 ///
-/// At crf 27 every preset from faster up put a GIF more than 0.01 under the peer (moon_impact.gif or
-/// logo.gif). Only medium and slow (and faster, by 0.003) stay under 0.8x the bytes; no preset that does
-/// reaches half the peer's wall time, because a small GIF's process costs ~43 ms CPU against the peer's
-/// ~60 ms, most of it loading libavcodec and libavformat (`make bench-start-cost`).
+/// At crf 27 every preset from faster to slow put a GIF more than 0.01 under the peer (moon_impact.gif or
+/// logo.gif). Only medium, slow and faster (by 0.003) stay under 0.8x the bytes; none reaches half the
+/// peer's wall time, because a small GIF's process costs ~43 ms CPU against the peer's ~60 ms, most of it
+/// loading libavcodec and libavformat (`make bench-start-cost`). Measured and not chosen: faster everywhere
+/// (0.65x the peer's wall in a second run, but pixel-art.gif +13% and led7.gif +11% bytes over these);
+/// x264's fast preset from 16 M pixels x frames (0.80x wall against these 0.82x in the same run, within its
+/// 5% noise): on sample_big.gif, the bench's one such GIF, fast wrote fewer bytes than medium at the same
+/// quality (0.744x the peer's against 0.753x) for a fifth less CPU, but on three larger synthetic GIFs
+/// (ffmpeg testsrc2 480x480 x 400 frames, mandelbrot 400x300 x 200, a 16-colour cellular automaton 640x480 x
+/// 300) it cost 3.5%, 3.5% and 20% more bytes at the same SSIM for 15%, 24% and 4% less CPU.
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
-    /// x264's preset.
-    var preset = VideoConversionOptions().preset
     /// x264 settings added after Flipbook's own (`FrameEncoder`), before any `VideoConversionOptions.x264Params`.
     var x264Params: String
 
-    /// Flipbook's default settings for a GIF of `inputBytes` whose encode covers `pixelFrames` (canvas pixels
-    /// times frames; 0 when not scanned, see `scansWork`): the thorough analysis only up to `analysisBudget`,
-    /// and x264's fast preset from `quickWork`. A GIF's size stands for the work of encoding it (its LZW data
-    /// grows with pixels times frames), and the analysis costs its time in proportion while buying few bytes
-    /// on large files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
+    /// Flipbook's default settings for a GIF of `inputBytes`: the thorough analysis only up to
+    /// `analysisBudget`. A GIF's size stands for the work of encoding it (its LZW data grows with pixels
+    /// times frames), and the analysis costs its time in proportion while buying few bytes on large
+    /// files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
     /// larger with it; partial_gif_decode.gif (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller.
-    static func automatic(inputBytes: Int, pixelFrames: Int) -> GIFTuning {
-        if pixelFrames >= quickWork { return GIFTuning(crf: 26, preset: "fast", x264Params: "chroma-qp-offset=-4") }
-        return GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
+    static func automatic(inputBytes: Int) -> GIFTuning {
+        GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
     }
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
-
-    /// The least work (canvas pixels times frames) that gets x264's fast preset instead of medium, at the same
-    /// crf and chroma offset. On sample_big.gif (1000x175, 259 frames: 45 M) fast wrote 0.744x the peer's
-    /// bytes at SSIM +0.0157 and SSIMULACRA2 +14.5 against medium's 0.753x, +0.0158, +14.3, for about 20%
-    /// less CPU time (`bench/gif_frontier.py`'s per-GIF scores); on the smaller GIFs fast cost bytes at the
-    /// same quality (led7.gif, 7.2 M: +12% over medium; photo-loop.gif +7%, partial_gif_decode.gif +12%),
-    /// so the line sits above them. The faster presets lose more than they gain on sample_big: faster
-    /// 0.762x at +0.0128, veryfast 0.850x at +0.0093 (and 3x the bytes on led7.gif, whose blinking frames
-    /// need more than its one reference).
-    static let quickWork = 16_000_000
-
-    /// Whether a GIF of `inputBytes` is scanned for its work (`GIFDecoder.info`, a second read of its blocks
-    /// without decoding pixels) before the encode: only above `analysisBudget`, where the scan is a small
-    /// part of the conversion; a smaller GIF is read and parsed once and gets the medium preset.
-    static func scansWork(inputBytes: Int) -> Bool { inputBytes > analysisBudget }
 
     /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
     /// preset, no SSIM floor or target (their crf search starts from `crf` as given).
@@ -92,7 +78,6 @@ struct GIFTuning: Sendable, Equatable {
     func applied(to options: VideoConversionOptions) -> VideoConversionOptions {
         var tuned = options
         tuned.crf = crf
-        tuned.preset = preset
         tuned.x264Params = [x264Params, options.x264Params ?? ""].filter { !$0.isEmpty }.joined(separator: ":")
         return tuned
     }
