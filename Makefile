@@ -22,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost
+.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
 
 all: build
 
@@ -133,6 +133,11 @@ bench-gif-frontier: release venv
 # (ours and the peer's) and dlopen of libx264 alone against libavutil+libswscale+libavcodec(+libavformat).
 bench-start-cost: release
 	bench/start_cost.sh $(CURDIR)/$(RELEASE_BIN)
+# Whether a faster x264 preset pays on GIFs larger than the bench set's: three synthetic ones, bytes, CPU and
+# ffmpeg's SSIM per preset (LARGE_PRESETS, default medium fast faster).
+LARGE_PRESETS ?= medium fast faster
+bench-gif-large: release
+	bench/gif_large_presets.sh $(CURDIR)/$(RELEASE_BIN) $(LARGE_PRESETS)
 # Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
 # offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
 # the same script through DeployRecipeTests.

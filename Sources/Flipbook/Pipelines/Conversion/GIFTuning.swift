@@ -47,8 +47,9 @@
 /// x264's fast preset from 16 M pixels x frames (0.80x wall against these 0.82x in the same run, within its
 /// 5% noise): on sample_big.gif, the bench's one such GIF, fast wrote fewer bytes than medium at the same
 /// quality (0.744x the peer's against 0.753x) for a fifth less CPU, but on three larger synthetic GIFs
-/// (ffmpeg testsrc2 480x480 x 400 frames, mandelbrot 400x300 x 200, a 16-colour cellular automaton 640x480 x
-/// 300) it cost 3.5%, 3.5% and 20% more bytes at the same SSIM for 15%, 24% and 4% less CPU.
+/// (`bench/gif_large_presets.sh`: ffmpeg testsrc2 480x480 x 400 frames, mandelbrot 400x300 x 200, a
+/// 16-colour cellular automaton 640x480 x 300) it cost 3.5%, 3.5% and 15% more bytes at the same SSIM, for
+/// 15% and 14% less CPU on the first two and none on the third.
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
