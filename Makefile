@@ -22,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve
+.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
 
 all: build
 
@@ -124,6 +124,20 @@ sanitize: venv
 # recipe, scored against headless Chromium's rendering (needs the venv for websocket-client and ssimulacra2).
 bench-gif: release venv
 	$(PY) bench/gif2mp4.py $(CURDIR)/$(RELEASE_BIN)
+# Bytes at equal quality per x264 preset (bench/gif_frontier.py): for each preset the highest crf that keeps the
+# peer's mean SSIM, mean SSIMULACRA2 and every GIF within 0.01 SSIM, then one alternating timing pass.
+# FRONTIER_ARGS adds options (e.g. --peer-presets, --presets fast,medium).
+bench-gif-frontier: release venv
+	$(PY) bench/gif_frontier.py $(CURDIR)/$(RELEASE_BIN) $(FRONTIER_ARGS)
+# What one process costs before any pixel: CPU time and page faults of flipbook --help, a tiny GIF's conversion
+# (ours and the peer's) and dlopen of libx264 alone against libavutil+libswscale+libavcodec(+libavformat).
+bench-start-cost: release
+	bench/start_cost.sh $(CURDIR)/$(RELEASE_BIN)
+# Whether a faster x264 preset pays on GIFs larger than the bench set's: three synthetic ones, bytes, CPU and
+# ffmpeg's SSIM per preset (LARGE_PRESETS, default medium fast faster).
+LARGE_PRESETS ?= medium fast faster
+bench-gif-large: release
+	bench/gif_large_presets.sh $(CURDIR)/$(RELEASE_BIN) $(LARGE_PRESETS)
 # Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
 # offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
 # the same script through DeployRecipeTests.

@@ -148,30 +148,57 @@ package final class FrameEncoder {
 
     /// RGBA (width x height) composited onto the background, padded to even size with the background,
     /// followed by `inputSlack` zero bytes.
+    /// One pass over the output (each byte written once, no zero fill first): perf put the former three
+    /// passes (zero, background, pixels) at 7% of sample_big.gif's conversion.
     package func flatten(_ rgba: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight * 3 + Self.inputSlack)
+        let count = paddedWidth * paddedHeight * 3 + Self.inputSlack
+        let (width, height, paddedWidth, paddedHeight) = (width, height, paddedWidth, paddedHeight)
+        let background = background
         let (br, bg, bb) = (Int(background.0), Int(background.1), Int(background.2))
-        out.withUnsafeMutableBufferPointer { dst in
-            for i in 0..<(paddedWidth * paddedHeight) {
-                dst[i * 3] = background.0
-                dst[i * 3 + 1] = background.1
-                dst[i * 3 + 2] = background.2
-            }
-            for y in 0..<height {
-                for x in 0..<width {
-                    let s = (y * width + x) * 4, d = (y * paddedWidth + x) * 3
-                    let a = Int(rgba[s + 3])
-                    if a == 255 {
-                        dst[d] = rgba[s]; dst[d + 1] = rgba[s + 1]; dst[d + 2] = rgba[s + 2]
-                    } else if a > 0 {  // only after downscaling: blend
-                        dst[d] = UInt8((Int(rgba[s]) * a + br * (255 - a) + 127) / 255)
-                        dst[d + 1] = UInt8((Int(rgba[s + 1]) * a + bg * (255 - a) + 127) / 255)
-                        dst[d + 2] = UInt8((Int(rgba[s + 2]) * a + bb * (255 - a) + 127) / 255)
-                    }
+        precondition(rgba.count >= width * height * 4, "flatten: fewer pixels than the frame's size")
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            let dst = out.baseAddress!
+            func fill(_ at: UnsafeMutablePointer<UInt8>, pixels: Int) {
+                var d = at
+                for _ in 0..<pixels {
+                    d[0] = background.0; d[1] = background.1; d[2] = background.2
+                    d += 3
                 }
             }
+            for y in 0..<height {
+                var d = dst + y * paddedWidth * 3
+                if let base = rgba.baseAddress {
+                    var s = base + y * width * 4
+                    var opaque = true  // most rows of most GIFs: a plain copy the compiler can vectorise
+                    for x in 0..<width where s[x * 4 + 3] != 255 { opaque = false; break }
+                    if opaque {
+                        for x in 0..<width {
+                            d[x * 3] = s[x * 4]; d[x * 3 + 1] = s[x * 4 + 1]; d[x * 3 + 2] = s[x * 4 + 2]
+                        }
+                        fill(d + width * 3, pixels: paddedWidth - width)
+                        continue
+                    }
+                    for _ in 0..<width {
+                        let a = Int(s[3])
+                        if a == 255 {
+                            d[0] = s[0]; d[1] = s[1]; d[2] = s[2]
+                        } else if a == 0 {
+                            d[0] = background.0; d[1] = background.1; d[2] = background.2
+                        } else {  // only after downscaling: blend
+                            d[0] = UInt8((Int(s[0]) * a + br * (255 - a) + 127) / 255)
+                            d[1] = UInt8((Int(s[1]) * a + bg * (255 - a) + 127) / 255)
+                            d[2] = UInt8((Int(s[2]) * a + bb * (255 - a) + 127) / 255)
+                        }
+                        s += 4
+                        d += 3
+                    }
+                }
+                fill(d, pixels: paddedWidth - width)
+            }
+            fill(dst + height * paddedWidth * 3, pixels: (paddedHeight - height) * paddedWidth)
+            (dst + paddedWidth * paddedHeight * 3).initialize(repeating: 0, count: Self.inputSlack)
+            initialized = count
         }
-        return out
     }
 
     package static func crop(_ rgb: [UInt8], paddedWidth: Int, to size: Size) -> [UInt8] {

@@ -22,6 +22,34 @@
 /// first frame): dithered photographic GIFs keep the peer's SSIMULACRA2 only at crf 24 (photo-loop 57.7
 /// against 57.1, 0.93x the bytes; at crf 26 54.9, 0.67x), which took the geometric mean over 0.8x;
 /// psy-rd 1.0 on them cost 16% more bytes for no SSIMULACRA2; b-adapt 2 with 8 B-frames made logos larger.
+///
+/// The frontier per preset (`make bench-gif-frontier`: each preset with chroma -4, at medium with the
+/// analysis up to 256 KB, at the highest crf that keeps the peer's mean SSIM, mean SSIMULACRA2 and every
+/// GIF within 0.01 SSIM; wall time of one process per file against the peer's, alternating, same run,
+/// load average 1-3; two runs of the same peer command differed by 5%):
+///
+/// | preset | crf | bytes (geomean) | mean SSIM | mean S2 | wall vs peer |
+/// |---|---|---|---|---|---|
+/// | peer (medium, crf 23) | | 1.000 | 0.9446 | 44.22 | 1.00x |
+/// | ultrafast | 24 | 1.526 | 0.9603 | 55.20 | 0.46x |
+/// | superfast | 24 | 1.322 | 0.9605 | 55.38 | 0.55x |
+/// | veryfast | 25 | 0.902 | 0.9575 | 53.27 | 0.55x |
+/// | faster | 26 | 0.797 | 0.9579 | 53.40 | 0.64x |
+/// | fast | 26 | 0.809 | 0.9591 | 54.31 | 0.72x |
+/// | medium, analysis (these) | 26 | 0.784 | 0.9594 | 54.45 | 0.82x |
+/// | slow | 26 | 0.787 | 0.9594 | 54.48 | 0.99x |
+///
+/// At crf 27 every preset from faster to slow put a GIF more than 0.01 under the peer (moon_impact.gif or
+/// logo.gif). Only medium, slow and faster (by 0.003) stay under 0.8x the bytes; none reaches half the
+/// peer's wall time, because a small GIF's process costs ~43 ms CPU against the peer's ~60 ms, most of it
+/// loading libavcodec and libavformat (`make bench-start-cost`). Measured and not chosen: faster everywhere
+/// (0.65x the peer's wall in a second run, but pixel-art.gif +13% and led7.gif +11% bytes over these);
+/// x264's fast preset from 16 M pixels x frames (0.80x wall against these 0.82x in the same run, within its
+/// 5% noise): on sample_big.gif, the bench's one such GIF, fast wrote fewer bytes than medium at the same
+/// quality (0.744x the peer's against 0.753x) for a fifth less CPU, but on three larger synthetic GIFs
+/// (`bench/gif_large_presets.sh`: ffmpeg testsrc2 480x480 x 400 frames, mandelbrot 400x300 x 200, a
+/// 16-colour cellular automaton 640x480 x 300) it cost 3.5%, 3.5% and 15% more bytes at the same SSIM, for
+/// 15% and 14% less CPU on the first two and none on the third.
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
