@@ -57,13 +57,6 @@ extension ColourManagement {
         let format = inverted ? fb_TYPE_CMYK_8_REV : fb_TYPE_CMYK_8
         return try ColourTransform.cached(profile: bytes, inputFormat: format, inputChannels: 4, outputAlpha: false)
     }
-
-    /// `cmyk` converted by `transform` (from `cmykTransform`).
-    package static func cmykToSRGB(_ cmyk: UnsafeBufferPointer<UInt8>, width: Int, height: Int, transform: ColourTransform) -> Image {
-        var out = [UInt8](repeating: 0, count: width * height * 3)
-        out.withUnsafeMutableBytes { transform.apply(UnsafeRawPointer(cmyk.baseAddress!), $0.baseAddress!, count: width * height) }
-        return Image(width: width, height: height, channels: 3, pixels: out)
-    }
 }
 
 extension ColourManagement {
