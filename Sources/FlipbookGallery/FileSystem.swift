@@ -1,3 +1,4 @@
+import Flipbook
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,20 +33,5 @@ enum FileSystem {
     }
 
     /// Names in the folder at `path` (not `.` or `..`) as raw bytes, or nil if it cannot be opened.
-    static func names(_ path: String) -> [[UInt8]]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var out: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            // d_name read in place, up to its NUL: copying the 256-byte array reads past the end of a short
-            // record (glibc packs entries by d_reclen), which ASan reported as a heap overflow in `make sanitize`.
-            let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) { field -> [UInt8] in
-                let start = UnsafeRawPointer(field)
-                return Array(UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
-            }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            out.append(name)
-        }
-        return out
-    }
+    static func names(_ path: String) -> [[UInt8]]? { DirectoryNames.bytes(path) }
 }

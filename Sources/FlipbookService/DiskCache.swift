@@ -128,14 +128,7 @@ final class DiskCache: Sendable {
     static func scan(_ folder: String) -> [(path: String, size: Int, mtime: Int)] {
         var out: [(path: String, size: Int, mtime: Int)] = []
         func walk(_ path: String, depth: Int) {
-            guard let dir = opendir(path) else { return }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                // d_name in place, up to its NUL (copying the 256-byte array reads past a short record's end).
-                let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
-                    String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-                }
-                if name == "." || name == ".." { continue }
+            for name in DirectoryNames.strings(path) ?? [] {
                 let child = path + "/" + name
                 var info = stat()
                 guard lstat(child, &info) == 0 else { continue }

@@ -94,15 +94,8 @@ struct ConversionPlan {
     private static func isDirectoryEntryNoise(_ name: String) -> Bool { baseName(name).hasPrefix(".") }
 
     static func walk(_ directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
         var files: [String] = []
-        while let entry = readdir(dir) {
-            // d_name in place, up to its NUL (copying the 256-byte array reads past a short record's end).
-            let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name == "." || name == ".." { continue }
+        for name in DirectoryNames.strings(directory) ?? [] {
             let path = "\(directory)/\(name)"
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
