@@ -3,8 +3,10 @@ import Testing
 @testable import Flipbook
 
 /// The same GIF gives the same video bytes, however many conversions run at once and whatever the process
-/// did before. libx264's MB-tree lookahead with a B-frame pyramid read uninitialised heap memory, so the
-/// bytes depended on what earlier (or concurrent) conversions had freed.
+/// did before. With B-frames, libx264 0.164's AVX-512 MB-tree code read heap memory x264 had allocated and
+/// never written, so the bytes depended on what earlier (or concurrent) conversions had freed; Flipbook
+/// encodes without B-frames (`FrameEncoder`), which also keeps every MP4 packet's own duration, and no
+/// longer changes glibc's malloc for the whole process.
 @Suite(.serialized) struct DeterminismTests {
     /// An animated GIF from ffmpeg's test pattern: motion, so x264 uses B-frames and MB-tree.
     static func testPatternGIF(size: String) throws -> [UInt8] {
@@ -45,6 +47,41 @@ import Testing
         let distinct = Set(all.compactMap { $0 })
         #expect(Bool(distinct.count == 1 && distinct.first == reference),
                 "\(distinct.count) different videos from \(count) concurrent conversions of one \(size) GIF")
+    }
+}
+
+extension DeterminismTests {
+    /// Separate processes whose heaps hold different garbage (glibc's MALLOC_PERTURB_ fills every new block
+    /// with a non-zero byte; without it, a fresh process's blocks are mostly zero) write the same bytes. With
+    /// x264's B-frames on a machine with AVX-512 they did not (bframes=3: two different files).
+    @Test func processesWithDifferentHeapsWriteTheSameBytes() throws {
+        let dir = try TemporaryDirectory()
+        try Data(Self.testPatternGIF(size: "160x128")).write(to: URL(fileURLWithPath: dir.path("t.gif")))
+        var outputs: [Data] = []
+        for perturb in ["0", "165", "1"] {
+            let out = dir.path("t-\(perturb).mp4")
+            let run = try Run.program("/usr/bin/env", ["MALLOC_PERTURB_=\(perturb)", CLITests.binary, "convert", dir.path("t.gif"), "-o", out])
+            try #require(run.status == 0, "\(run.stderr)")
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        #expect(Set(outputs).count == 1, "\(Set(outputs).count) different videos from processes with different heap contents")
+    }
+
+    /// Flipbook leaves glibc's malloc as it found it: after a conversion, a new block still holds what
+    /// was freed into it (M_PERTURB, which Flipbook once set process-wide, would have filled it).
+    @Test func aConversionLeavesMallocAlone() throws {
+        _ = try GIFToVideo.convert(MemoryByteSource(Self.testPatternGIF(size: "64x48")))
+        let size = 4096
+        let first = malloc(size)!
+        memset(first, 0x33, size)
+        free(first)
+        let second = malloc(size)!
+        defer { free(second) }
+        // glibc hands the same block back (tcache) with the bytes after its free-list pointers untouched;
+        // with M_PERTURB it would be filled with the perturb byte's complement.
+        try #require(second == first, "glibc did not hand the freed block back; the check needs it")
+        let bytes = second.assumingMemoryBound(to: UInt8.self)
+        #expect(bytes[64] == 0x33, "a freed block came back rewritten: malloc was reconfigured")
     }
 }
 

@@ -27,24 +27,7 @@ package final class FrameEncoder {
     /// The container's loop_count tag (nil: none).
     package private(set) var loopCount: Int?
 
-    /// libx264 0.164's MB-tree lookahead (B-frames with mbtree, x264's default) reads heap memory it never
-    /// wrote, so the same frames encoded to different bytes depending on what the process had freed before:
-    /// concurrent conversions of one GIF differed, and a fresh process under MALLOC_PERTURB_ differs too
-    /// (mbtree=0 avoids it but made test patterns 30-80% bigger; b-pyramid=none alone does not). glibc's M_PERTURB 0xFF makes every new heap block
-    /// zero, as a fresh process's memory is, so x264 reads zeros and the output is the first-conversion bytes
-    /// whatever ran before. Process-wide; set once, before the first encoder opens.
-    package static let zeroNewHeapBlocks: Void = {
-        #if canImport(Glibc)
-        // mallopt is in <malloc.h>, which Glibc's module does not export; M_PERTURB is -6 there.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        if let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "mallopt") {
-            _ = unsafeBitCast(symbol, to: Mallopt.self)(-6, 0xFF)
-        }
-        #endif
-    }()
-
     package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
-        Self.zeroNewHeapBlocks
         let av = try LibAV.api()
         self.width = width
         self.height = height
@@ -81,14 +64,19 @@ package final class FrameEncoder {
             // tune=animation (x264's own tuning for flat graphics: B-frames +2, twice the reference frames,
             // psy-rd 0.4, aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8 + bf=0: against a
             // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
-            // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset). B-frames cost the
-            // exact end (see `finish` and MP4Duration) but save 10-25% on logos and dithered photos.
+            // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset).
+            // bframes=0: no reordering, so the MP4 has no composition offsets (ctts) and every packet's
+            // duration is its frame's own display time in stts. With B-frames ffmpeg 5.1's MP4 reader leaves
+            // every packet's duration 0 (it reads stts durations only for streams without ctts) and falls
+            // back to a frame rate, so ffmpeg pipelines downstream (a remux, a transcode, `fps` sampling)
+            // lost the last frame's stay: 2.24 s instead of 2.40 s for glide's interlaced_transparent_gif.gif.
+            // B-frames saved 10-25% on logos and dithered photos; `GIFTuning` pays for their loss.
             // keyint=600 frames between keyframes (-3% bytes). Measured and not the default (bench/gif_sweep.py,
             // ffmpeg with these settings against the peer, Pillow reference): chroma-qp-offset=-6 at crf 28
             // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
             // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
-                            "x264-params": "keyint=600" + (options.x264Params.map { ":" + $0 } ?? "")]
+                            "x264-params": "keyint=600:bframes=0" + (options.x264Params.map { ":" + $0 } ?? "")]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:

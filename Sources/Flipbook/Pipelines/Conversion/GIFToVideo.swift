@@ -34,7 +34,7 @@ public enum GIFToVideo {
         let maxSize = options.maxSize.map { max(2, $0 & ~1) }
         var encoder: FrameEncoder?
         var pending: (rgb: [UInt8], pts: Int)?
-        var gifFrames = 0, encodedFrames = 0, endMs = 0
+        var gifFrames = 0, encodedFrames = 0, endMs = 0, lastFrameMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
         let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes).applied(to: options) : options
@@ -46,6 +46,7 @@ public enum GIFToVideo {
                                            measure: options.minimumSSIM != nil || options.targetSSIM != nil)
             }
             gifFrames += 1
+            lastFrameMs = frame.presentationTimeMs
             endMs = frame.presentationTimeMs + frame.durationMs
             let rgb = encoder!.flatten(rgba)
             if let quality = options.posterQuality, poster == nil {
@@ -73,8 +74,18 @@ public enum GIFToVideo {
         let info = decoder.info
         guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
         if info.loopCount != enc.loopCount { try enc.setLoopCount(info.loopCount) }  // an extension after the first frame
-        try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
-        encodedFrames += 1
+        if encodedFrames == 0 {
+            // One picture for the whole animation (every frame alike, or a single frame): a one-sample MP4
+            // never leaves readyState 1 in Chromium, so it is written as two samples, split where the
+            // animation's last frame starts (or, for a single frame, halfway).
+            let split = lastFrameMs > last.pts ? lastFrameMs : last.pts + max(1, (endMs - last.pts) / 2)
+            try enc.encode(last.rgb, pts: last.pts, duration: split - last.pts)
+            encodedFrames += 1
+            if split < endMs { try enc.encode(last.rgb, pts: split, duration: endMs - split); encodedFrames += 1 }
+        } else {
+            try enc.encode(last.rgb, pts: last.pts, duration: endMs - last.pts)
+            encodedFrames += 1
+        }
         let data = try enc.finish(endMs: endMs)
         return VideoConversionResult(
             data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
