@@ -22,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
+.PHONY: all deps venv build release test docs demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
 
 all: build
 
@@ -52,11 +52,22 @@ release: deps
 
 # Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
 # last line restates Swift Testing's own per-test outcomes plainly, skipped tests apart from passed ones.
-test: venv
+test: venv docs
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@mkdir -p .build
 	@set -o pipefail; FLIPBOOK_PYTHON=$(CURDIR)/$(PY) $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 | tee .build/test.log; \
 	  status=$$?; scripts/test-summary.sh .build/test.log && exit $$status
+
+# The DocC catalogs of Flipbook and FlipbookService (swift-docc-plugin) as a static site in .build/docs/<target>;
+# warnings are errors, so a broken symbol link or article fails the build. `make test` runs it too.
+DOCC_TARGETS := Flipbook FlipbookCore FlipbookCodecs FlipbookService
+docs: deps
+	@mkdir -p .build/docs; for t in $(DOCC_TARGETS); do \
+	  lower=$$(echo $$t | tr A-Z a-z); \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$t \
+	    --warnings-as-errors --transform-for-static-hosting --hosting-base-path $$lower \
+	    --output-path .build/docs/$$lower || exit 1; \
+	done
 
 # Remakes samples/ from scripts/make-samples.sh (committed with its output).
 samples: deps

@@ -3,8 +3,11 @@
 public struct FlipbookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is. Stable: callers and the JSON output switch on it.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable code (`unknown-format`, ...).
         public let rawValue: String
+        /// A code by its stable name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable code.
         public var description: String { rawValue }
 
         /// The bytes are not a format Flipbook recognises.
@@ -29,6 +32,7 @@ public struct FlipbookError: Error, Sendable, Equatable, CustomStringConvertible
         public static let cancelled = Code(rawValue: "cancelled")
     }
 
+    /// What kind of failure this is.
     public var code: Code
     /// One sentence for a person.
     public var message: String
@@ -46,6 +50,7 @@ public struct FlipbookError: Error, Sendable, Equatable, CustomStringConvertible
         self.context = context
     }
 
+    /// The message, with the underlying cause in parentheses when there is one.
     public var description: String {
         var text = message
         if let underlying, !underlying.isEmpty { text += " (\(underlying))" }

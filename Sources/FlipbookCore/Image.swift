@@ -1,10 +1,13 @@
 /// An 8-bit interleaved image: RGB (3 channels) or RGBA (4, straight alpha), rows packed without padding.
 /// Costs width x height x channels bytes.
 public struct Image: Sendable, Equatable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// 3 (RGB) or 4 (RGBA).
     public var channels: Int
+    /// Rows top to bottom, `channels` bytes a pixel, no padding.
     public var pixels: [UInt8]
     /// The ICC profile the pixels are in, when a request keeps the source's (`keepProfile`); nil means sRGB.
     /// Encoders embed it. Operations that make a new image do not carry it: the pipeline sets it last.
@@ -26,6 +29,7 @@ public struct Image: Sendable, Equatable {
                   pixels: [UInt8](repeating: 0, count: width * height * channels))
     }
 
+    /// Whether there are four channels.
     public var hasAlpha: Bool { channels == 4 }
 
     /// True if some pixel is not fully opaque.

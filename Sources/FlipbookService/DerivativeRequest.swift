@@ -53,6 +53,7 @@ public struct DerivativeRequest: Sendable, Hashable {
     /// The file, relative to the configured root, as decoded path segments (no "", ".", ".." or "/"
     /// inside a segment; `DerivativeService` rejects them again).
     public var segments: [String]
+    /// What to make of the file.
     public var operation: Operation
 
     /// A request for `operation` on the file at `segments` under the root.
@@ -84,6 +85,7 @@ public struct Derivative: Sendable {
 
     /// Where a derivative came from, for logs and metrics.
     public enum CacheOutcome: String, Sendable {
+        /// From the memory cache; from the disk cache; made by a job (or joined one in flight).
         case memory, disk, miss
     }
 }

@@ -15,6 +15,7 @@ import Glibc
 /// It knows nothing about HTTP: a Hummingbird adapter (`FlipbookServer`) or any other server maps its
 /// errors and `Derivative`s to responses.
 public final class DerivativeService: Sendable {
+    /// The settings the service was made with: root, caches, workers, queue, timeouts.
     public let configuration: Configuration
     /// The root, resolved (symlinks followed): every served file's real path starts with it.
     public let root: String

@@ -26,6 +26,7 @@ public enum DerivativeServiceError: Error, Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// One sentence for logs and error bodies.
     public var description: String {
         switch self {
         case .badPath(let m), .notFound(let m): m

@@ -5,6 +5,7 @@ public struct AnimationInfo: Sendable, Equatable {
     /// The canvas every frame is composited onto.
     public var width: Int
     public var height: Int
+    /// Frames in the file (for a streamed GIF: the frames decoded so far).
     public var frameCount: Int
     /// Each frame's displayed duration in ms (see `AnimationTiming`), in order.
     public var durationsMs: [Int]

@@ -1,8 +1,12 @@
 /// Encoded image bytes and what they hold.
 public struct EncodedImage: Sendable {
+    /// The encoded file's bytes.
     public let data: [UInt8]
+    /// The picture's width in pixels.
     public let width: Int
+    /// The picture's height in pixels.
     public let height: Int
+    /// JPEG, PNG or WebP.
     public let format: OutputFormat
 
     /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), PNG and WebP through libavcodec.

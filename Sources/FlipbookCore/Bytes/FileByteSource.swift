@@ -16,6 +16,7 @@ public struct FileByteSource: ByteSource {
 
     package let descriptor: Descriptor
     package let counter = ByteCounter()
+    /// The file's size when it was opened.
     public let count: Int
     /// The path it was opened from.
     public let path: String
@@ -41,8 +42,10 @@ public struct FileByteSource: ByteSource {
         self.path = path
     }
 
+    /// Bytes handed out so far, by every read.
     public var bytesRead: Int { counter.total }
 
+    /// Reads with `pread` from `offset` into `buffer`; returns how many bytes (fewer only at the end of the file).
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         guard offset >= 0 else { throw FlipbookError(.invalidArgument, "negative read offset \(offset)") }
         guard offset < count, buffer.count > 0, let base = buffer.baseAddress else { return 0 }
@@ -61,6 +64,7 @@ public struct FileByteSource: ByteSource {
         return done
     }
 
+    /// Calls `body` with the whole file's bytes (read once into memory for the call).
     public func withContiguousBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         // An anonymous mapping populated in one call: a multi-megabyte file would otherwise take one page
         // fault per 4 KiB as pread fills a malloc'd buffer (~5% of a 24 MP thumbnail). Reading with pread,

@@ -32,7 +32,9 @@ public struct MemoryByteSource: ByteSource {
         self.counter = counter
     }
 
+    /// The bytes this source covers.
     public var count: Int { range.count }
+    /// Bytes handed out so far, by every read.
     public var bytesRead: Int { counter.total }
 
     /// A view of `subrange` (relative to this source) sharing the same storage and byte counter.
@@ -42,6 +44,7 @@ public struct MemoryByteSource: ByteSource {
         return MemoryByteSource(storage: storage, range: lower..<max(lower, upper), counter: counter)
     }
 
+    /// Copies bytes from `offset` into `buffer`; returns how many (fewer only at the end). Throws `io` past the end.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         guard offset >= 0 else { throw FlipbookError(.invalidArgument, "negative read offset \(offset)") }
         guard offset < count, buffer.count > 0, let destination = buffer.baseAddress else { return 0 }
@@ -51,6 +54,7 @@ public struct MemoryByteSource: ByteSource {
         return n
     }
 
+    /// Calls `body` with the bytes in place: no copy.
     public func withContiguousBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         counter.add(count)
         return try body(UnsafeRawBufferPointer(start: storage.pointer + range.lowerBound, count: count))

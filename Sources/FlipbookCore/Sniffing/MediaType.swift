@@ -1,25 +1,41 @@
 /// A kind of media, identified from its bytes (never its name). Open for extension: add a static constant.
 public struct MediaType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The stable name printed by `probe` (`jpeg`, `gif`, `webp-animated`...).
     public let rawValue: String
+    /// A type by its stable name.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The stable name.
     public var description: String { rawValue }
 
+    /// JPEG (JFIF/EXIF), baseline, progressive, 12-bit and lossless.
     public static let jpeg = MediaType(rawValue: "jpeg")
+    /// PNG (a still; APNG is `apng`).
     public static let png = MediaType(rawValue: "png")
     /// A PNG with an `acTL` chunk before its image data.
     public static let apng = MediaType(rawValue: "apng")
+    /// GIF, still or animated.
     public static let gif = MediaType(rawValue: "gif")
+    /// Still WebP (animated WebP is `animatedWebP`).
     public static let webp = MediaType(rawValue: "webp")
     /// A WebP whose VP8X header has the animation flag.
     public static let animatedWebP = MediaType(rawValue: "webp-animated")
+    /// Windows BMP.
     public static let bmp = MediaType(rawValue: "bmp")
+    /// TIFF.
     public static let tiff = MediaType(rawValue: "tiff")
+    /// ISO-BMFF MP4.
     public static let mp4 = MediaType(rawValue: "mp4")
+    /// QuickTime MOV.
     public static let mov = MediaType(rawValue: "mov")
+    /// ISO-BMFF M4V.
     public static let m4v = MediaType(rawValue: "m4v")
+    /// AVIF (HEIF with AV1).
     public static let avif = MediaType(rawValue: "avif")
+    /// HEIC (HEIF with HEVC).
     public static let heic = MediaType(rawValue: "heic")
+    /// Matroska.
     public static let matroska = MediaType(rawValue: "matroska")
+    /// WebM.
     public static let webm = MediaType(rawValue: "webm")
     /// Nothing Flipbook recognises (including empty and truncated input).
     public static let unknown = MediaType(rawValue: "unknown")

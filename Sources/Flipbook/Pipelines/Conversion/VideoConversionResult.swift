@@ -18,8 +18,11 @@ public struct VideoConversionResult: Sendable {
     public var hadTransparency: Bool
     /// The picture's true size; the encoded size is padded to even numbers with the background colour.
     public var width: Int
+    /// The picture's true height.
     public var height: Int
+    /// The encoded width: `width` rounded up to even (yuv420p needs even sides).
     public var encodedWidth: Int
+    /// The encoded height: `height` rounded up to even.
     public var encodedHeight: Int
     /// Input bytes / output bytes.
     public var compressionRatio: Double { data.isEmpty ? 0 : Double(inputBytes) / Double(data.count) }

@@ -6,9 +6,13 @@ public struct Storyboard: Sendable {
     /// One WebVTT cue: from `startMs` to `endMs` the seek bar shows the tile at (`x`, `y`), `width` x
     /// `height`, of sheet `sheet` (0-based).
     public struct Cue: Sendable, Equatable {
+        /// When the cue starts, in ms from the video's start.
         public var startMs: Int
+        /// When the cue ends, in ms.
         public var endMs: Int
+        /// Which sheet (0-based) holds the tile.
         public var sheet: Int
+        /// The tile's rectangle on its sheet, in pixels (the `#xywh=` of the cue's URL).
         public var x: Int, y: Int, width: Int, height: Int
     }
 

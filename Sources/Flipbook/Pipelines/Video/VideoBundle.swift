@@ -4,10 +4,13 @@
 public struct VideoBundle: Sendable {
     /// The parts asked for in the request; nil for those not asked for.
     public var poster: Image?
+    /// The storyboard (cues and sheets), if asked for.
     public var storyboard: Storyboard?
+    /// The hover preview, if asked for.
     public var preview: VideoPreview.Result?
     /// Frames decoded and seeks made, for comparing with separate runs.
     public var framesDecoded = 0
+    /// Seeks made in the one pass.
     public var seeks = 0
 
     /// Decoding on is cheaper than seeking when the next wanted time is this close (seconds).

@@ -13,6 +13,7 @@ public enum VideoPreview {
         public var frames: Int
         /// The preview's size in pixels.
         public var width: Int
+        /// The preview's height in pixels.
         public var height: Int
     }
 
