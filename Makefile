@@ -22,7 +22,7 @@ VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
 
-.PHONY: all deps venv build release test docs demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
+.PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
 
 all: build
 
@@ -52,7 +52,7 @@ release: deps
 
 # Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
 # last line restates Swift Testing's own per-test outcomes plainly, skipped tests apart from passed ones.
-test: venv docs
+test: venv docs examples
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@mkdir -p .build
 	@set -o pipefail; FLIPBOOK_PYTHON=$(CURDIR)/$(PY) $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 | tee .build/test.log; \
@@ -68,6 +68,13 @@ docs: deps
 	    --warnings-as-errors --transform-for-static-hosting --hosting-base-path $$lower \
 	    --output-path .build/docs/$$lower || exit 1; \
 	done
+
+# The two example packages (Examples/), built as a user's would be: Flipbook by path, public API only. They
+# share one scratch folder, so Flipbook's own targets compile once for both; the thumbnailer then runs on samples/.
+examples: deps
+	$(SWIFT) build --package-path Examples/thumbnail-folder --scratch-path .build-examples $(BUILD_FLAGS)
+	$(SWIFT) build --package-path Examples/derivative-server --scratch-path .build-examples $(BUILD_FLAGS)
+	.build-examples/debug/thumbnail-folder samples .build-examples/thumbs
 
 # Remakes samples/ from scripts/make-samples.sh (committed with its output).
 samples: deps
