@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 @testable import Flipbook
@@ -6,7 +7,8 @@ import Testing
 /// did before. With B-frames, libx264 0.164's AVX-512 MB-tree code read heap memory x264 had allocated and
 /// never written, so the bytes depended on what earlier (or concurrent) conversions had freed; Flipbook
 /// encodes without B-frames (`FrameEncoder`), which also keeps every MP4 packet's own duration, and no
-/// longer changes glibc's malloc for the whole process.
+/// longer changes glibc's malloc for the whole process. Without B-frames, x264's AVX-512 code still let
+/// concurrent encodes change each other's bytes; Flipbook masks AVX-512 for x264 only (`X264CPU`).
 @Suite(.serialized) struct DeterminismTests {
     /// An animated GIF from ffmpeg's test pattern: motion, so x264 uses B-frames and MB-tree.
     static func testPatternGIF(size: String) throws -> [UInt8] {
@@ -85,10 +87,55 @@ extension DeterminismTests {
     }
 }
 
+extension DeterminismTests {
+    /// libav's log level is one per process and belongs to the host: a conversion (which loads libav and
+    /// opens x264) leaves it where libav starts, AV_LOG_INFO. Flipbook once set it to quiet on loading libav.
+    @Test func aConversionLeavesLibAVLoggingAlone() throws {
+        _ = try GIFToVideo.convert(MemoryByteSource(Self.testPatternGIF(size: "64x48")))
+        let av = try LibAV.api()
+        #expect(av.av_log_get_level() == AV_LOG_INFO, "libav's log level is \(av.av_log_get_level()), not the default \(AV_LOG_INFO)")
+    }
+}
+
 private final class Results: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [[UInt8]?]
     init(count: Int) { values = Array(repeating: nil, count: count) }
     func set(_ i: Int, _ value: [UInt8]?) { lock.withLock { values[i] = value } }
     var all: [[UInt8]?] { lock.withLock { values } }
+}
+
+extension DeterminismTests {
+    /// A server makes many derivatives at once; each must have the bytes a fresh process makes. Without
+    /// B-frames, libx264's AVX-512 code still made a video preview's bytes depend on the encodes running
+    /// beside it: here 2-4 of these 12 previews differed from the CLI's in every run, and two `flipbook
+    /// serve` replicas disagreed on `/preview/clip.mp4?size=160`. Flipbook masks AVX-512 for x264 (`X264CPU`).
+    @Test func concurrentPreviewsMatchAFreshProcess() throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.path("clip.mp4")
+        let made = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=5",
+                                                      "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        var references: [Int: Data] = [:]
+        for size in [160, 200] {
+            let out = dir.path("fresh-\(size).mp4")
+            let run = try Run.program(CLITests.binary, ["preview", clip, "-o", out, "--size", String(size)])
+            try #require(run.status == 0, "\(run.stderr)")
+            references[size] = try Data(contentsOf: URL(fileURLWithPath: out))
+        }
+
+        let count = 12
+        let results = Results(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            var options = PreviewOptions()
+            options.size = i % 2 == 0 ? 160 : 200
+            options.format = .mp4
+            options.video.threads = 1
+            results.set(i, (try? MediaInput(path: clip)).flatMap { try? VideoPreview.make($0, options: options).data })
+        }
+        let differing = results.all.enumerated().filter { i, data in
+            data.map { Data($0) } != references[i % 2 == 0 ? 160 : 200]
+        }.map(\.offset)
+        #expect(differing.isEmpty, "previews \(differing) of \(count) differ from a fresh process's (or failed)")
+    }
 }

@@ -10,6 +10,7 @@
 #include <libavformat/avio.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
+#include <libavutil/cpu.h>
 #include <libavutil/display.h>
 #include <libavutil/dict.h>
 #include <libavutil/error.h>
@@ -24,6 +25,7 @@
 /// X-macro list of every libav function Flipbook uses: X(library, function).
 #define FB_AV_FUNCTIONS(X) \
     X(avutil, av_log_set_level) \
+    X(avutil, av_log_get_level) \
     X(avutil, av_strerror) \
     X(avutil, av_malloc) \
     X(avutil, av_free) \
@@ -45,6 +47,7 @@
     X(avutil, av_frame_ref) \
     X(avutil, av_frame_get_side_data) \
     X(avutil, av_rescale_q) \
+    X(avutil, av_get_cpu_flags) \
     X(avcodec, av_packet_alloc) \
     X(avcodec, av_packet_free) \
     X(avcodec, av_packet_unref) \
@@ -102,6 +105,10 @@ typedef struct FBAVTable {
 /// process (thread-safe). Returns NULL on success, or a static message naming what could not be loaded.
 const char *fb_av_load(void);
 
+/// Asks for libav's process-wide log level to be AV_LOG_QUIET, now if the libraries are loaded, else when
+/// they load. For executables only: a library must leave the host's libav logging as it is.
+void fb_av_quiet_logs(void);
+
 /// The table; its entries are NULL until fb_av_load() has succeeded.
 const FBAVTable *fb_av_table(void);
 
@@ -123,6 +130,8 @@ static inline int fb_avseek_size(void) { return AVSEEK_SIZE; }
 static inline int fb_av_input_buffer_padding_size(void) { return AV_INPUT_BUFFER_PADDING_SIZE; }
 /// MKTAG('h','v','c','1'): the HEVC sample entry Apple players require.
 static inline unsigned int fb_tag_hvc1(void) { return MKTAG('h', 'v', 'c', '1'); }
+/// AV_CPU_FLAG_AVX512: libavutil saw AVX-512 (F, CD, BW, DQ, VL) and the OS saves its registers.
+static inline int fb_av_cpu_flag_avx512(void) { return AV_CPU_FLAG_AVX512; }
 /// AV_TIME_BASE (microseconds), for AVFormatContext.duration.
 static inline int fb_av_time_base(void) { return AV_TIME_BASE; }
 /// AV_PIX_FMT_RGB32: packed ARGB in one native-endian 32-bit word (BGRA in memory on little-endian).

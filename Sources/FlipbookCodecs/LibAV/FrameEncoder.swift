@@ -75,8 +75,12 @@ package final class FrameEncoder {
             // ffmpeg with these settings against the peer, Pillow reference): chroma-qp-offset=-6 at crf 28
             // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
             // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
+            // asm: no AVX-512, whose MB-tree code made outputs depend on earlier work (see `X264CPU`).
+            var x264Params = "keyint=600:bframes=0"
+            if let asm = try X264CPU.asmWithoutAVX512() { x264Params += ":asm=" + asm }
+            if let extra = options.x264Params { x264Params += ":" + extra }
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
-                            "x264-params": "keyint=600:bframes=0" + (options.x264Params.map { ":" + $0 } ?? "")]
+                            "x264-params": x264Params]
         case .hevc:
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
         case .vp9:
