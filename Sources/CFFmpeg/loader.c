@@ -14,6 +14,7 @@ static FBAVTable table;
 static const char *load_error = "libav was not loaded";
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char message[512];
+static int quiet_logs = 0;  // set by fb_av_quiet_logs(); read when the libraries load
 
 static void load(void) {
     // RTLD_LAZY: our entry points come from dlsym below; binding the libraries' ~130 dependencies eagerly
@@ -40,8 +41,15 @@ static void load(void) {
     }
     FB_AV_FUNCTIONS(FB_AV_RESOLVE)
 #undef FB_AV_RESOLVE
-    table.av_log_set_level(AV_LOG_QUIET);
-    load_error = NULL;
+    // libav's log level is one per process, so only an executable may choose it (fb_av_quiet_logs).
+    if (__atomic_load_n(&quiet_logs, __ATOMIC_ACQUIRE)) table.av_log_set_level(AV_LOG_QUIET);
+    __atomic_store_n(&load_error, NULL, __ATOMIC_RELEASE);
+}
+
+void fb_av_quiet_logs(void) {
+    __atomic_store_n(&quiet_logs, 1, __ATOMIC_RELEASE);
+    // Already loaded: set it now (setting it twice, here and in load, is harmless).
+    if (__atomic_load_n(&load_error, __ATOMIC_ACQUIRE) == NULL) table.av_log_set_level(AV_LOG_QUIET);
 }
 
 const char *fb_av_load(void) {

@@ -12,6 +12,7 @@
 import Glibc
 #endif
 import Flipbook
+LibAVLog.silenceProcessWide()  // an executable may choose libav's process-wide log level; the library never does
 
 func now() -> Double {
     var t = timespec()

@@ -15,6 +15,7 @@ struct FlipbookCommand: ParsableCommand {
     /// The first Ctrl-C asks running decodes and encodes to stop at their next frame (they fail with a
     /// "cancelled" error and write nothing: outputs are atomic); a second one ends the process at once.
     static func main() {
+        LibAVLog.silenceProcessWide()  // the executable's choice; the library leaves libav's log level alone
         signal(SIGINT) { _ in
             Cancellation.requestStop()
             signal(SIGINT, SIG_DFL)

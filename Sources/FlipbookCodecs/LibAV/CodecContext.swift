@@ -9,8 +9,16 @@ package final class CodecContext {
         guard let ctx = av.avcodec_alloc_context3(codec) else {
             throw FlipbookError(.codec, "avcodec_alloc_context3 failed")
         }
+        // Its messages (x264's statistics at INFO after every encode, a decoder's complaints about a damaged
+        // packet) three levels quieter: ERROR becomes VERBOSE, INFO becomes TRACE. A host at libav's default
+        // level sees none of them, one at DEBUG sees the errors and warnings; libav's process-wide level is
+        // the host's to set (`LibAVLog`), never ours.
+        ctx.pointee.log_level_offset = Self.logLevelOffset
         pointer = ctx
     }
+
+    /// AV_LOG_VERBOSE - AV_LOG_ERROR: added to the level of every message logged for our contexts.
+    package static let logLevelOffset: Int32 = 24
 
     /// A decoder for `id`; throws `.unsupported` if this libavcodec has none.
     package static func decoder(for id: AVCodecID) throws -> CodecContext {
