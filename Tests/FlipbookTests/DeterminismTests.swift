@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// The same GIF gives the same video bytes, however many conversions run at once and whatever the process
 /// did before. libx264's MB-tree lookahead with a B-frame pyramid read uninitialised heap memory, so the
 /// bytes depended on what earlier (or concurrent) conversions had freed.
-@Suite(.serialized) struct DeterminismTests {
+@Suite(.serialized, .offPool) struct DeterminismTests {
     /// An animated GIF from ffmpeg's test pattern: motion, so x264 uses B-frames and MB-tree.
     static func testPatternGIF(size: String) throws -> [UInt8] {
         let dir = try TemporaryDirectory()
