@@ -18,8 +18,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        // Already Hummingbird's: its HTTP/1 codec, named by the server's sendfile path for memory-cache hits.
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // Tests only: a real HTTP client for the server suite.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -111,8 +109,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ]
         ),
         // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.

@@ -1,5 +1,4 @@
 import Flipbook
-import FlipbookService
 import Hummingbird
 import NIOCore
 
@@ -11,9 +10,6 @@ struct BufferedResponse {
     var headers: HTTPFields
     /// The body; nil for a 304 (no body, no Content-Length) and for a HEAD (GET's headers, no body).
     var body: ByteBuffer?
-    /// The same body bytes in a memory-cache file, from `offset`: `CachedMediaHandler` sends them with
-    /// sendfile. The async route ignores it and writes `body`.
-    var file: (memory: MemoryFile, offset: Int)?
 
     /// A response with `body`, whose length is appended as Content-Length after `headers` (which have none).
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {

@@ -1,9 +1,6 @@
-import FlipbookService
 import Hummingbird
 import HummingbirdCore
 import NIOCore
-import NIOHTTP1
-import NIOHTTPTypesHTTP1
 
 /// Answers memory-cache hits of the media routes on the event loop, before a request reaches Hummingbird's
 /// async responder, and passes every other request through untouched.
@@ -33,19 +30,8 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var closing = false
     /// Answers written since the last flush.
     private var unflushed = false
-    /// Hummingbird's HTTP/1 codec (HTTPTypes parts to NIOHTTP1's): a body written from its context reaches
-    /// the encoder as NIOHTTP1's `IOData`, which may be a `FileRegion` (sendfile). nil: bodies are copied.
-    private var codec: ChannelHandlerContext?
 
     init(server: FlipbookHTTPServer) { self.server = server }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        codec = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        codec = nil
-    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -71,8 +57,7 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return context.fireChannelRead(data)
             }
             context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-            if let body = answer.body { writeBody(body, file: answer.file, context: context) }
-            // The end passes `HTTPConnectionStateHandler`, which counts the request answered.
+            if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
             context.write(wrapOutboundOut(.end(nil)), promise: nil)
             unflushed = true
         }
@@ -113,18 +98,6 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
             passedOn = max(0, passedOn - 1)
         }
         context.write(data, promise: promise)
-    }
-
-    /// The body from the memory cache's file with sendfile when it has one (no copy of the bytes into the
-    /// socket: what nginx does), else the buffer. The file region goes in below the codec, between the head
-    /// and the end written here, so the bytes on the wire are the same either way.
-    private func writeBody(_ body: ByteBuffer, file: (memory: MemoryFile, offset: Int)?, context: ChannelHandlerContext) {
-        guard let file, let codec, let (region, handle) = file.memory.region(offset: file.offset, count: body.readableBytes) else {
-            return context.write(wrapOutboundOut(.body(body)), promise: nil)
-        }
-        let written = context.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { _ in try? handle.close() }
-        codec.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: written)
     }
 
     private func passOn(_ head: HTTPRequest, context: ChannelHandlerContext) {

@@ -83,9 +83,7 @@ extension FlipbookHTTPServer {
             case .partial(let range):
                 headers.append(HTTPField(name: .contentRange, value: ByteRanges.contentRange(range, size: size)))
                 let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
-                var response = BufferedResponse(status: .partialContent, headers: headers, body: slice)
-                response.file = d.file.map { ($0, range.lowerBound) }
-                return (response, range.count)
+                return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
             case .unsatisfiable:
                 var response = BufferedResponse.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
                 response.headers[.contentRange] = ByteRanges.unsatisfiedRange(size: size)
@@ -93,9 +91,7 @@ extension FlipbookHTTPServer {
                 response.headers[.eTag] = d.etag
                 return (response, 0)
             case .full, .multiple:
-                var response = BufferedResponse(status: .ok, headers: headers, body: d.bytes)
-                response.file = d.file.map { ($0, 0) }
-                return (response, size)
+                return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)
             }
         }
     }

@@ -79,8 +79,6 @@ public struct Derivative: Sendable {
     public var etag: String
     /// Whether it came from a cache (memory or disk) rather than a job run for this request.
     public var cache: CacheOutcome
-    /// The same bytes in an in-memory file, for `sendfile`: set on memory-cache hits of large entries.
-    public var file: MemoryFile? = nil
     /// Size in bytes.
     public var size: Int { bytes.readableBytes }
 

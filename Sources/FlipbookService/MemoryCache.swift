@@ -1,7 +1,4 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An LRU cache of finished derivatives with a byte-cost limit, as Nuke's `ImageCache`: an entry costs its
 /// size in bytes, none may cost more than `entryLimit`, and the least recently used go first when the total
@@ -49,17 +46,10 @@ final class MemoryCache: Sendable {
     /// Largest single entry admitted.
     let entryLimit: Int
     private let state = Mutex(State())
-    /// Entries holding a `MemoryFile` now, and the most that may: a quarter of the descriptors the process
-    /// may open (read, never raised), at most 1024, so connections never run short of them.
-    private let files = Mutex(0)
-    let fileLimit: Int
 
     init(costLimit: Int, entryFraction: Double) {
         self.costLimit = max(0, costLimit)
         self.entryLimit = Int(Double(max(0, costLimit)) * entryFraction)
-        var limit = rlimit()
-        let descriptors = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
-        fileLimit = min(1024, descriptors / 4)
     }
 
     /// The entry for `key`, marked most recently used.
@@ -73,33 +63,15 @@ final class MemoryCache: Sendable {
     }
 
     /// Stores `value`, evicting least recently used entries to stay within the limit. Entries over
-    /// `entryLimit` are not stored. An entry of `MemoryFile.minimumBytes` or more also gets its bytes in a
-    /// `MemoryFile` (for sendfile), which costs its size again; at most `fileLimit` entries hold one.
+    /// `entryLimit` are not stored.
     func insert(_ value: Derivative, for key: String) {
-        var value = value
-        value.file = nil  // counted below only if made here
-        var cost = value.size + key.utf8.count + 128
+        let cost = value.size + key.utf8.count + 128
         guard cost <= entryLimit else { return }
-        let reserved = value.size >= MemoryFile.minimumBytes && cost + value.size <= entryLimit && files.withLock { count in
-            guard count < fileLimit else { return false }
-            count += 1
-            return true
-        }
-        if reserved {
-            if let file = MemoryFile(value.bytes) {
-                value.file = file
-                cost += value.size
-            } else {
-                files.withLock { $0 -= 1 }
-            }
-        }
         state.withLock { state in
             if let old = state.nodes[key] {
                 state.totalCost -= old.cost
                 state.unlink(old)
             }
-            var dropped = 0
-            if let old = state.nodes[key], old.value.file != nil { dropped += 1 }
             let node = Node(key: key, value: value, cost: cost)
             state.nodes[key] = node
             state.pushFront(node)
@@ -108,9 +80,7 @@ final class MemoryCache: Sendable {
                 state.unlink(last)
                 state.nodes[last.key] = nil
                 state.totalCost -= last.cost
-                if last.value.file != nil { dropped += 1 }
             }
-            if dropped > 0 { files.withLock { $0 -= dropped } }
         }
     }
 

@@ -1,7 +1,6 @@
 import Flipbook
 import Foundation
 import FlipbookService
-import NIOCore
 import Synchronization
 import Testing
 
@@ -85,30 +84,6 @@ import Testing
         #expect(hit.cache == .memory && service.jobsRun["thumb"] == jobs)
         _ = try await service.derivative(DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: 200))))
         #expect(service.jobsRun["thumb"] == jobs + 1)
-    }
-
-    /// Entries of 64 KB or more also live in a memory file (for sendfile), with the same bytes, counted twice
-    /// against the limit; smaller ones do not.
-    @Test func largeEntriesGetAMemoryFileWithTheSameBytes() async throws {
-        let root = try Env.makeRoot("memfd")
-        let service = try DerivativeService(configuration: DerivativeService.Configuration(root: root))
-        let large = DerivativeRequest(path: "mandelbrot-1600x1200.jpg", operation: .original)
-        let made = try await service.derivative(large)
-        let hit = try #require(try service.cachedDerivative(large))
-        let file = try #require(hit.file, "a 279 KB entry has a memory file")
-        #expect(file.size == made.size)
-        #expect(service.memoryCacheUsage.bytes >= 2 * made.size)
-        let (region, handle) = try #require(file.region(offset: 1000, count: 5000))
-        defer { try? handle.close() }
-        let read = try handle.withUnsafeFileDescriptor { fd in
-            var bytes = [UInt8](repeating: 0, count: region.readableBytes)
-            let n = pread(fd, &bytes, bytes.count, off_t(region.readerIndex))
-            return Array(bytes.prefix(max(0, n)))
-        }
-        #expect(read == Array(made.bytes.readableBytesView.dropFirst(1000).prefix(5000)))
-        let small = DerivativeRequest(path: "gray-1000x700.jpg", operation: .thumb(ThumbnailRequest(maxPixelSize: 64)))
-        _ = try await service.derivative(small)
-        #expect(try service.cachedDerivative(small)?.file == nil)
     }
 
     @Test func linksToOneFileShareDerivatives() async throws {
