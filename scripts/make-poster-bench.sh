@@ -10,29 +10,15 @@
 #   phone-rotated.mp4              1920x1080 30 fps 20 s as a phone writes it: x264 main, 1 s keyint, film
 #                                  grain, AAC stereo, rotation 90 in the track header (shown as 1080x1920)
 #
-# Each file is written under a temporary name and renamed when complete, beside a .recipe file holding the
-# command that made it: a file is reused only if it is complete and its recipe is this script's.
+# Each file is reused only if an earlier run completed it with the same recipe (bench/inputs.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/bench/work/posters}"
 mkdir -p "$out"
 
-# clip NAME ARGS...: ffmpeg ARGS -> $out/NAME unless an earlier run left it with the same recipe.
-clip() {
-  local name="$1"; shift
-  local recipe="ffmpeg $*"
-  if [ -s "$out/$name" ] && [ "$(cat "$out/$name.recipe" 2>/dev/null)" = "$recipe" ]; then
-    echo "$out/$name"; return
-  fi
-  rm -f "$out/$name" "$out/$name.recipe"
-  local ext="${name##*.}"
-  local tmp="$out/.partial-$$.$ext"
-  ffmpeg -hide_banner -loglevel error -y "$@" "$tmp"
-  mv "$tmp" "$out/$name"
-  printf '%s' "$recipe" > "$out/$name.recipe"
-  echo "$out/$name"
-}
-trap 'rm -f "$out"/.partial-$$.*' EXIT
+. "$root/bench/inputs.sh"
+# clip NAME ARGS...: `input` (bench/inputs.sh) into $out, then the path.
+clip() { local name="$1"; shift; input "$out/$name" "$@"; echo "$out/$name"; }
 
 clip h264-1080p-ultrafast-g60.mp4 -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=60" \
   -c:v libx264 -preset ultrafast -g 60 -crf 23 -pix_fmt yuv420p -movflags +faststart
