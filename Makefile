@@ -10,7 +10,7 @@ DEBUG_BIN    := .build/debug/flipbook
 # Build and run-time libraries, plus the tools the tests and benchmarks use as oracles and peers.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libgif-dev \
                 libturbojpeg0-dev libjpeg62-turbo-dev libisal-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
-                ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk \
+                ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk linux-perf \
                 liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev \
                 libdav1d-dev
 # Ghostscript's ICC profiles: a second CMYK profile (SWOP) for the colour tests.
@@ -49,6 +49,9 @@ build: deps
 # Static Swift runtime: fewer shared objects to load, which matters for one process per image.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
+
+# Every bench target depends on `release` and says so first: its figures are for that build.
+BUILT_BY_RELEASE = @echo "== benchmark of $(RELEASE_BIN), built by make release ($(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS))"
 
 # Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
 # last line restates Swift Testing's own per-test outcomes plainly, skipped tests apart from passed ones.
@@ -101,16 +104,19 @@ demo: release
 	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
 
 bench: release venv
+	$(BUILT_BY_RELEASE)
 	bench/run.sh
 
 # Only the still-colour section of the benchmark (AVIF/HEIC, CMYK/XYB JPEG, huge WebP/PNG vs vipsthumbnail).
 bench-stills: release
+	$(BUILT_BY_RELEASE)
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/still_colour.py
 
 # libheif (what Flipbook links) against libavif (avifdec) decoding the bench AVIF alone: time and peak RSS;
 # then what loading libheif on first use saves a JPEG or PNG thumbnail.
 bench-heif-decode: release
+	$(BUILT_BY_RELEASE)
 	scripts/make-still-bench.sh bench/work/stills >/dev/null
 	/usr/bin/python3 bench/heif_decode.py
 
@@ -120,6 +126,7 @@ serve: build
 
 # flipbook serve vs nginx-light (wrk, Range on a cached MP4), memory with a 32 MB cache, cold derivatives.
 bench-serve: release
+	$(BUILT_BY_RELEASE)
 	bench/serve.sh
 
 clean:
@@ -141,20 +148,24 @@ sanitize: venv
 # GIF to MP4 only (the table in the README's GIF to MP4 section): Flipbook against ffmpeg's -tune animation
 # recipe, scored against headless Chromium's rendering (needs the venv for websocket-client and ssimulacra2).
 bench-gif: release venv
+	$(BUILT_BY_RELEASE)
 	$(PY) bench/gif2mp4.py $(CURDIR)/$(RELEASE_BIN)
 # Bytes at equal quality per x264 preset (bench/gif_frontier.py): for each preset the highest crf that keeps the
 # peer's mean SSIM, mean SSIMULACRA2 and every GIF within 0.01 SSIM, then one alternating timing pass.
 # FRONTIER_ARGS adds options (e.g. --peer-presets, --presets fast,medium).
 bench-gif-frontier: release venv
+	$(BUILT_BY_RELEASE)
 	$(PY) bench/gif_frontier.py $(CURDIR)/$(RELEASE_BIN) $(FRONTIER_ARGS)
 # What one process costs before any pixel: CPU time and page faults of flipbook --help, a tiny GIF's conversion
 # (ours and the peer's) and dlopen of libx264 alone against libavutil+libswscale+libavcodec(+libavformat).
 bench-start-cost: release
+	$(BUILT_BY_RELEASE)
 	bench/start_cost.sh $(CURDIR)/$(RELEASE_BIN)
 # Whether a faster x264 preset pays on GIFs larger than the bench set's: three synthetic ones, bytes, CPU and
 # ffmpeg's SSIM per preset (LARGE_PRESETS, default medium fast faster).
 LARGE_PRESETS ?= medium fast faster
 bench-gif-large: release
+	$(BUILT_BY_RELEASE)
 	bench/gif_large_presets.sh $(CURDIR)/$(RELEASE_BIN) $(LARGE_PRESETS)
 # Deployment recipes (deploy/): Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
 # offline), the systemd unit with systemd-analyze verify, the nginx config with nginx -t. `make test` runs
@@ -179,4 +190,5 @@ test-replicas: venv build
 # JS heap and DOM size (reported, not asserted).
 .PHONY: bench-gallery
 bench-gallery: venv release
+	$(BUILT_BY_RELEASE)
 	bench/gallery.sh $(RELEASE_BIN) $(PY)

@@ -141,9 +141,12 @@ let package = Package(
             name: "flipbook-bench",
             dependencies: ["Flipbook"]
         ),
+        // What every test target shares: `.offPool` runs test bodies on threads of their own (not the
+        // cooperative pool, which the code under test needs).
+        .target(name: "FlipbookTestSupport", path: "Tests/FlipbookTestSupport"),
         .testTarget(
             name: "FlipbookTests",
-            dependencies: ["Flipbook", "CFFmpeg", "CTurboJPEG", "CGIF", "CLCMS2"]
+            dependencies: ["Flipbook", "FlipbookTestSupport", "CFFmpeg", "CTurboJPEG", "CGIF", "CLCMS2"]
         ),
         .testTarget(
             name: "FlipbookServerTests",
@@ -151,6 +154,7 @@ let package = Package(
                 "FlipbookServer",
                 "FlipbookService",
                 "Flipbook",
+                "FlipbookTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -160,7 +164,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlipbookGalleryTests",
-            dependencies: ["FlipbookGallery", "Flipbook"]
+            dependencies: ["FlipbookGallery", "Flipbook", "FlipbookTestSupport"]
         ),
     ]
 )

@@ -10,13 +10,13 @@ flipbook=$1; shift
 if [ $# -gt 0 ]; then presets=("$@"); else presets=(medium fast); fi
 work=${BENCH_WORK:-bench/work}/large
 mkdir -p "$work"
-ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
-[ -f "$work/testsrc2.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" \
-  -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/testsrc2.gif"
-[ -f "$work/mandelbrot.gif" ] || ff -f lavfi -i "mandelbrot=size=400x300:rate=10,trim=duration=20" \
-  -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/mandelbrot.gif"
-[ -f "$work/cellauto.gif" ] || ff -f lavfi -i "cellauto=size=320x240:rate=10:rule=110:seed=1,trim=duration=30,format=rgb24,scale=640:480:flags=neighbor" \
-  -vf "split[a][b];[a]palettegen=max_colors=16[p];[b][p]paletteuse=dither=none" "$work/cellauto.gif"
+. "$(dirname "$0")/inputs.sh"
+input "$work/testsrc2.gif" -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" \
+  -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse"
+input "$work/mandelbrot.gif" -f lavfi -i "mandelbrot=size=400x300:rate=10,trim=duration=20" \
+  -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse"
+input "$work/cellauto.gif" -f lavfi -i "cellauto=size=320x240:rate=10:rule=110:seed=1,trim=duration=30,format=rgb24,scale=640:480:flags=neighbor" \
+  -vf "split[a][b];[a]palettegen=max_colors=16[p];[b][p]paletteuse=dither=none"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,6 +16,7 @@ file's size and mtime (scores.json): re-running a sweep with one new variant enc
 Cached rows keep the encode time of the run that made them; --fresh ignores the score cache.
 """
 import hashlib
+import shutil
 import json
 import math
 import os
@@ -47,10 +48,13 @@ WORK = os.path.join(ROOT, "bench", "work")
 def cache_key(gif, kind, with_s2, cmd):
     with open(gif, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:32]
+    # The program itself (a path, or a name found on PATH such as ffmpeg): a rebuilt or upgraded binary is a
+    # new key, so no score from an earlier run of another build is reused.
     first = shlex.split(cmd)[0]
+    program = first if os.path.isfile(first) else shutil.which(first)
     stamp = ""
-    if os.path.isfile(first):
-        st = os.stat(first)
+    if program:
+        st = os.stat(program)
         stamp = f"{st.st_size}:{st.st_mtime_ns}"
     return f"{digest}|{kind}|{int(with_s2)}|{stamp}|{cmd}"
 

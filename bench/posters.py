@@ -1,60 +1,83 @@
 #!/usr/bin/env python3
-"""Poster A/B: two Flipbook builds and ffmpegthumbnailer on the 1080p 60 s H.264 clip, alternating in one
-run (order rotated each round), median of N runs (default 7). Usage:
-    bench/posters.py BEFORE_BIN AFTER_BIN [runs]
-Prints wall and peak RSS medians and each build's ratios to ffmpegthumbnailer (as `make bench` does), then
-AFTER_BIN's `storyboard --count 10` against its own poster on the corpus's 8-frame 8K HEVC clip (issue 14:
-dense storyboards within 3x the poster's time), the two alternating in one run."""
+"""Posters over five encodings (scripts/make-poster-bench.sh: 1080p x264 ultrafast -g 60, 1080p x264 veryfast
+with B-frames, 4K HEVC, 720p VP9, a rotated phone clip): `flipbook poster --size 256` against
+`ffmpegthumbnailer -s 256`, one process each, alternating (order swapped each round), median of N runs.
+Prints each row and the geomeans of the wall and peak-RSS ratios against their targets (issue 21: geomean
+<= 0.5x wall and <= 0.75x RSS, no row above 0.7x / 0.9x). `make bench` runs it; by hand:
+    bench/posters.py [BIN] [runs]        (default .build/release/flipbook, 7 runs)
+    bench/posters.py --ab BEFORE AFTER [runs]   two builds side by side against the peer, same rounds"""
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import CORPUS, WORK, run  # noqa: E402
+from compare import FLIPBOOK, ROOT, run  # noqa: E402
 
-before, after = sys.argv[1], sys.argv[2]
-runs = int(sys.argv[3]) if len(sys.argv) > 3 else 7
-video = os.path.join(WORK, "testsrc2-1080p-60s.mp4")
-out = tempfile.mkdtemp(prefix="flipbook-posters-")
-cmds = {
-    "before": [before, "poster", video, "-o", os.path.join(out, "a.jpg"), "--size", "256"],
-    "after": [after, "poster", video, "-o", os.path.join(out, "b.jpg"), "--size", "256"],
-    "ffmpegthumbnailer": ["ffmpegthumbnailer", "-i", video, "-o", os.path.join(out, "c.jpg"), "-s", "256"],
-}
+WALL_GEOMEAN, RSS_GEOMEAN, WALL_ROW, RSS_ROW = 0.5, 0.75, 0.7, 0.9
 
 
-def medians(commands, runs, orders):
-    """Runs each command `runs` times (after one warm-up round), in the order `orders(i)` gives for round i;
+def clips():
+    """The five videos, made (or found complete from an earlier run of the same recipe) by the script."""
+    out = subprocess.run([os.path.join(ROOT, "scripts", "make-poster-bench.sh")], capture_output=True, text=True, check=True)
+    return [line for line in out.stdout.splitlines() if line]
+
+
+def medians(commands, runs):
+    """Runs every command once to warm the page cache, then `runs` rounds, the order rotated each round;
     returns each one's median (wall ms, peak RSS MB)."""
-    results = {k: [] for k in commands}
+    names = list(commands)
+    results = {k: [] for k in names}
     for i in range(runs + 1):
-        for name in orders(i):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
             t, rss, code = run(commands[name])
             if code != 0:
-                sys.exit(f"{name} exited {code}")
+                sys.exit(f"{name}: {' '.join(commands[name])} exited {code}")
             if i > 0:
                 results[name].append((t, rss))
     return {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
 
 
-names = list(cmds)
-med = medians(cmds, runs, lambda i: names[i % 3:] + names[:i % 3])
-peer = med["ffmpegthumbnailer"]
-print(f"1080p 60 s H.264 poster, 256 px, median of {runs} alternating runs")
-for k in names:
-    print(f"- {k}: {med[k][0]:.1f} ms, {med[k][1]:.1f} MB" +
-          ("" if k == "ffmpegthumbnailer" else f"; vs ffmpegthumbnailer: wall {med[k][0] / peer[0]:.2f}x, RSS {med[k][1] / peer[1]:.2f}x"))
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
-clip = os.path.join(CORPUS, "video", "androidx-media", "8k24fps_300ms.mp4")
-if os.path.exists(clip):
-    pair = {
-        "poster": [after, "poster", clip, "-o", os.path.join(out, "p8k.jpg"), "--size", "256"],
-        "storyboard": [after, "storyboard", clip, "-o", os.path.join(out, "sb8k"), "--count", "10"],
-        "storyboard --threads 2": [after, "storyboard", clip, "-o", os.path.join(out, "sb8k2"), "--count", "10", "--threads", "2"],
-    }
-    keys = list(pair)
-    m = medians(pair, runs, lambda i: keys[i % 3:] + keys[:i % 3])
-    print(f"8K HEVC, 8 frames (after): poster {m['poster'][0]:.1f} ms, {m['poster'][1]:.1f} MB")
-    for k in keys[1:]:
-        print(f"- {k} --count 10: {m[k][0]:.1f} ms, {m[k][1]:.1f} MB; storyboard/poster {m[k][0] / m['poster'][0]:.2f}x")
+
+def table(builds, runs):
+    """builds: {label: binary}. One table row per clip and build; geomeans per build."""
+    out = tempfile.mkdtemp(prefix="flipbook-posters-")
+    videos = clips()
+    print(f"\n## Video posters over five encodings, 256 px, one process each: median of {runs} alternating runs\n")
+    print("Inputs from scripts/make-poster-bench.sh (ffmpeg's testsrc2). Targets: geomean <= "
+          f"{WALL_GEOMEAN}x wall and <= {RSS_GEOMEAN}x RSS of ffmpegthumbnailer, no row above {WALL_ROW}x / {RSS_ROW}x.\n")
+    print("| clip | build | flipbook | ffmpegthumbnailer | wall ratio | flipbook RSS | peer RSS | RSS ratio |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    ratios = {label: ([], []) for label in builds}
+    for v in videos:
+        commands = {label: [binary, "poster", v, "-o", os.path.join(out, f"{i}.jpg"), "--size", "256"]
+                    for i, (label, binary) in enumerate(builds.items())}
+        commands["peer"] = ["ffmpegthumbnailer", "-i", v, "-o", os.path.join(out, "peer.jpg"), "-s", "256"]
+        med = medians(commands, runs)
+        peer = med["peer"]
+        for label in builds:
+            wall, rss = med[label][0] / peer[0], med[label][1] / peer[1]
+            ratios[label][0].append(wall)
+            ratios[label][1].append(rss)
+            flag = " (over)" if wall > WALL_ROW or rss > RSS_ROW else ""
+            print(f"| {os.path.basename(v)} | {label} | {med[label][0]:.1f} ms | {peer[0]:.1f} ms | {wall:.2f}x | "
+                  f"{med[label][1]:.1f} MB | {peer[1]:.1f} MB | {rss:.2f}x{flag} |", flush=True)
+    for label, (walls, rsses) in ratios.items():
+        gw, gr = geomean(walls), geomean(rsses)
+        verdict = "met" if gw <= WALL_GEOMEAN and gr <= RSS_GEOMEAN and max(walls) <= WALL_ROW and max(rsses) <= RSS_ROW else "missed"
+        print(f"\n{label}: geomean wall {gw:.2f}x (target <= {WALL_GEOMEAN}x), geomean RSS {gr:.2f}x (target <= {RSS_GEOMEAN}x); "
+              f"worst row {max(walls):.2f}x wall, {max(rsses):.2f}x RSS: {verdict}")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args[:1] == ["--ab"]:
+        table({"before": args[1], "after": args[2]}, int(args[3]) if len(args) > 3 else 7)
+    else:
+        table({"flipbook": args[0] if args else FLIPBOOK}, int(args[1]) if len(args) > 1 else 7)

@@ -71,11 +71,7 @@ def peak_rss_mb(pid):
 def cpu_seconds(pid):
     """User + system CPU of a process and its children now alive (nginx's workers), from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            pids = [pid] + [int(p) for p in f.read().split()]
-    except OSError:
-        pids = [pid]
+    pids = server_pids(pid)
     total = 0
     for p in pids:
         try:
@@ -87,12 +83,46 @@ def cpu_seconds(pid):
     return total / tick
 
 
+def server_pids(pid):
+    """A server and its children now alive (nginx's workers)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [pid] + [int(p) for p in f.read().split()]
+    except OSError:
+        return [pid]
+
+
+def perf_counters():
+    """Why `perf stat -e instructions` cannot count here (None if it can): VMs often expose no PMU."""
+    try:
+        out = subprocess.run(["perf", "stat", "-x,", "-e", "instructions", "true"], capture_output=True, text=True).stderr
+    except OSError:
+        return "perf is not installed (apt-get install linux-perf)"
+    if "<not supported>" in out or "<not counted>" in out:
+        return "this machine exposes no hardware counters to perf"
+    return None if re.search(r"^\d+,", out, re.M) else "perf stat failed: " + out.strip().splitlines()[-1][:80]
+
+
+PERF_UNAVAILABLE = perf_counters()
+
+
 def wrk(url, pid):
-    """req/s, p99 ms and the server's CPU microseconds per request over one wrk run."""
+    """req/s, p99 ms, the server's CPU microseconds per request and its instructions per request (user and
+    kernel, from perf stat on the server's processes; nan where the machine has no counters) over one run."""
     cpu = cpu_seconds(pid)
+    counter = None
+    if PERF_UNAVAILABLE is None:
+        pids = ",".join(str(p) for p in server_pids(pid))
+        counter = subprocess.Popen(["perf", "stat", "-x,", "-e", "instructions", "-p", pids],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     out = subprocess.run(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
                          capture_output=True, text=True, check=True).stdout
     cpu = cpu_seconds(pid) - cpu
+    instructions = float("nan")
+    if counter:
+        counter.send_signal(signal.SIGINT)
+        line = re.search(r"^(\d+),", counter.communicate()[1], re.M)
+        instructions = float(line.group(1)) if line else float("nan")
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
@@ -100,7 +130,7 @@ def wrk(url, pid):
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if non2xx:
         raise RuntimeError(f"{url}: {non2xx.group(1)} non-2xx responses")
-    return rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests)
+    return rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests), instructions / max(1, requests)
 
 
 def nginx(docroot):
@@ -159,15 +189,16 @@ def bench_ranges():
             a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
                 f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
             assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
-            fbr, ngr, fbp, ngp, fbc, ngc = [], [], [], [], [], []
+            fbr, ngr, fbp, ngp, fbc, ngc, fbi, ngi = [], [], [], [], [], [], [], []
             for i in range(RUNS):
                 # Alternate which server goes first, so neither always runs in the other's wake.
                 order = [("fb", fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), ("ng", ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
                 for name, pid, url in (order if i % 2 == 0 else order[::-1]):
-                    r, p, c = wrk(url, pid)
+                    r, p, c, n = wrk(url, pid)
                     (fbr if name == "fb" else ngr).append(r)
                     (fbp if name == "fb" else ngp).append(p)
                     (fbc if name == "fb" else ngc).append(c)
+                    (fbi if name == "fb" else ngi).append(n)
         finally:
             stop(ng)
     finally:
@@ -177,7 +208,12 @@ def bench_ranges():
     print(f"   flipbook serve  {median(fbr):10.0f} req/s  p99 {median(fbp):7.2f} ms  CPU {median(fbc):6.1f} us/req   runs {[round(x) for x in fbr]}")
     print(f"   nginx-light     {median(ngr):10.0f} req/s  p99 {median(ngp):7.2f} ms  CPU {median(ngc):6.1f} us/req   runs {[round(x) for x in ngr]}")
     print(f"   ratio flipbook/nginx req/s: {median(fbr) / median(ngr):.2f}x (target >= 1.0x); "
-          f"CPU per request: {median(fbc) / median(ngc):.2f}x nginx's")
+          f"CPU per request: {median(fbc) / median(ngc):.2f}x nginx's (target <= 1.0x)")
+    if PERF_UNAVAILABLE:
+        print(f"   instructions per request: not measured ({PERF_UNAVAILABLE}); CPU time above is the figure")
+    else:
+        print(f"   instructions per request (perf stat, user + kernel, server processes): flipbook {median(fbi):,.0f}, "
+              f"nginx {median(ngi):,.0f}: {median(fbi) / median(ngi):.2f}x")
     ratios = sorted(a / b for a, b in zip(fbr, ngr))
     print(f"   per-pair req/s ratios: {[round(x, 2) for x in ratios]}")
 

@@ -9,11 +9,11 @@ set -euo pipefail
 before=$1 after=$2 runs=${3:-7}
 work=${BENCH_WORK:-bench/work}
 mkdir -p "$work"
-ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
-# The same inputs bench/run.sh makes (reused when present).
-[ -f "$work/photo24-typical.jpg" ] || ff -f lavfi -i "mandelbrot=size=6000x4000:maxiter=100,noise=alls=5:allf=t,format=yuvj420p" -frames:v 1 -q:v 3 "$work/photo24-typical.jpg"
-[ -f "$work/testsrc2-1080p-60s.mp4" ] || ff -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=60" -c:v libx264 -preset veryfast -crf 26 -pix_fmt yuv420p "$work/testsrc2-1080p-60s.mp4"
-[ -f "$work/gif-400.gif" ] || ff -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse" "$work/gif-400.gif"
+. "$(dirname "$0")/inputs.sh"
+# The same inputs bench/run.sh makes (reused only when complete and made by the same recipe).
+input "$work/photo24-typical.jpg" -f lavfi -i "mandelbrot=size=6000x4000:maxiter=100,noise=alls=5:allf=t,format=yuvj420p" -frames:v 1 -q:v 3
+input "$work/testsrc2-1080p-60s.mp4" -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=60" -c:v libx264 -preset veryfast -crf 26 -pix_fmt yuv420p
+input "$work/gif-400.gif" -f lavfi -i "testsrc2=size=480x480:rate=10:duration=40" -vf "split[a][b];[a]palettegen[p];[b][p]paletteuse"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 jobs=("poster $work/testsrc2-1080p-60s.mp4 $out/p.jpg" "thumb $work/photo24-typical.jpg $out/t.jpg" "convert $work/gif-400.gif $out/c.mp4")

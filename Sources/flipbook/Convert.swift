@@ -10,6 +10,7 @@ extension VideoCodec: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert GIFs, animated WebPs and APNGs to looping, silent, timing-exact MP4 (or WebM).",
         discussion: """
             INPUT is files or directories (searched recursively; files that are not GIFs, animated WebPs or \

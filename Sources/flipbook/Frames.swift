@@ -3,6 +3,7 @@ import Flipbook
 
 struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "frames",
         abstract: "Write the composited frames of a GIF, animated WebP or APNG as images.",
         discussion: "Frames are decoded one at a time: memory stays at one canvas whatever the frame count.")
 

@@ -3,6 +3,7 @@ import Flipbook
 
 struct Poster: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "poster",
         abstract: "Write a poster frame of a video: upright, scaled, skipping black or blank frames.")
 
     @Argument(help: "Input video.") var input: String

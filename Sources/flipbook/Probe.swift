@@ -3,6 +3,7 @@ import Flipbook
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "probe",
         abstract: "Describe media files: type, size, orientation, frames, duration, loop count, alpha, codec.")
 
     @Argument(help: "Input files.") var inputs: [String]

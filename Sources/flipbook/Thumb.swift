@@ -11,6 +11,7 @@ extension OutputFormat: ExpressibleByArgument {}
 
 struct Thumb: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "thumb",
         abstract: "Make thumbnails of images (JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF, and a GIF frame).",
         discussion: """
             With one input, -o names the output file (its extension picks the format) or a directory. With \

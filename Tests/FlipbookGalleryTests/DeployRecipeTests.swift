@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 
 /// `make check-deploy` as a test, so `make test` checks the recipes in deploy/: the Kubernetes manifests
 /// against the Kubernetes schemas (kubernetes-validate, offline), the systemd unit with systemd-analyze, the
 /// nginx config with nginx -t. The script also feeds each checker a broken copy that must be rejected.
-@Suite struct DeployRecipeTests {
+@Suite(.offPool) struct DeployRecipeTests {
     @Test func recipesPassTheirValidators() throws {
         let script = packageRoot.appendingPathComponent("scripts/check-deploy.sh").path
         let result = try Run.program("/bin/bash", [script], environment: ["FLIPBOOK_PYTHON": Run.python])

@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 import Flipbook
 @testable import FlipbookGallery
@@ -6,7 +7,7 @@ import Flipbook
 /// `/list` logic on a folder made by ffmpeg: what is listed and how (kinds, URLs, sizes checked against
 /// ffprobe), what never is (dotfiles, links out of the root or to hidden files, non-media), paging with
 /// cursors, and signing of every URL.
-@Suite struct ListingTests {
+@Suite(.offPool) struct ListingTests {
     /// root/: anim.gif (10 frames), clip.mp4 (2 s), still.jpg, single.gif (1 frame), "été #1.gif", notes.txt,
     /// .hidden.gif, .dotdir/, sub/, link-in.gif -> anim.gif, link-out.gif -> ../outside.gif,
     /// link-hidden.gif -> .hidden.gif.

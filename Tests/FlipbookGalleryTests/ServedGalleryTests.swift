@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 
 /// The browser and replica scenarios as tests, so `make test` runs them: each starts real processes
 /// (`flipbook serve`, chromium headless, nginx), checks states and stops everything it started. The Python
 /// harnesses print one line per check; the test fails on any failed check.
-@Suite(.serialized) struct ServedGalleryTests {
+@Suite(.serialized, .offPool) struct ServedGalleryTests {
     /// The `flipbook` built with these tests: beside the test bundle (whatever --scratch-path), else .build/debug.
     static let flipbook: String = {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -1,9 +1,10 @@
 import FlipbookServer
+import FlipbookTestSupport
 import Testing
 
 /// The range parser line by line. Facts from RFC 9110 section 14 (examples in 14.1.2 and 14.4) and from
 /// ASP.NET Core StaticFiles' RangeHeaderTests (a 62-byte file "0-9a-zA-Z", a 1-byte file, an empty file).
-@Suite struct ByteRangesTests {
+@Suite(.offPool) struct ByteRangesTests {
     // RFC 9110 14.1.2 examples on a 10000-byte representation.
     @Test(arguments: [
         ("bytes=0-499", 0...499),  // the first 500 bytes
@@ -95,7 +96,7 @@ import Testing
     }
 }
 
-@Suite struct ConditionalsTests {
+@Suite(.offPool) struct ConditionalsTests {
     let etag = "\"abc\""
 
     @Test func ifNoneMatch() {
@@ -123,7 +124,7 @@ import Testing
     }
 }
 
-@Suite struct RequestTargetTests {
+@Suite(.offPool) struct RequestTargetTests {
     @Test func decodesSegmentsAndQuery() throws {
         let t = try RequestTarget("/thumb/sub%20dir/gray%20%C3%BC.jpg?size=64&fit=cover")
         #expect(t.route == "thumb")

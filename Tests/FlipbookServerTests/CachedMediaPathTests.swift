@@ -24,7 +24,7 @@ import Testing
         #expect(server.server.answeredOnEventLoop == 1, "a hit is answered on the event loop")
 
         // hit, miss (a thumbnail job), hit, /health, HEAD hit, ranged hit: on one connection, sent at once.
-        let replies = try pipelined(port: server.port, [
+        let replies = try await pipelined(port: server.port, [
             ("GET", "/original/\(Self.gif)", []),
             ("GET", "/thumb/gray-1000x700.jpg?size=64", []),
             ("GET", "/original/\(Self.gif)", []),
@@ -35,7 +35,7 @@ import Testing
         try #require(replies.count == 6)
         #expect(replies[0].status == 200 && replies[0].body == bytes)
         #expect(replies[1].status == 200 && replies[1].header("Content-Type") == "image/jpeg")
-        let thumb = try ffprobe(replies[1].body, suffix: "jpg")
+        let thumb = try await ffprobe(replies[1].body, suffix: "jpg")
         #expect(thumb.codec == "mjpeg" && thumb.width == 64, "\(thumb)")
         #expect(replies[2].status == 200 && replies[2].body == bytes)
         #expect(replies[3].status == 200 && replies[3].body == Array("ok\n".utf8))
@@ -46,13 +46,13 @@ import Testing
         #expect(server.server.service.jobsRun["thumb"] == 1)
 
         // Forty hits in one burst: all on the event loop, in order.
-        let burst = try pipelined(port: server.port, (0..<40).map { i in ("GET", "/original/\(Self.gif)", [("Range", "bytes=\(i)-\(i + 99)")]) })
+        let burst = try await pipelined(port: server.port, (0..<40).map { i in ("GET", "/original/\(Self.gif)", [("Range", "bytes=\(i)-\(i + 99)")]) })
         #expect(burst.map(\.status) == Array(repeating: 206, count: 40))
         #expect(burst.enumerated().allSatisfy { i, reply in reply.body == Array(bytes[i...(i + 99)]) })
         #expect(server.server.answeredOnEventLoop == 42)
 
         // A hit with `Connection: close` goes to the responder, which closes the connection after it.
-        let closing = try pipelined(port: server.port, [("GET", "/original/\(Self.gif)", [("Connection", "close")])])
+        let closing = try await pipelined(port: server.port, [("GET", "/original/\(Self.gif)", [("Connection", "close")])])
         #expect(closing.count == 1 && closing[0].status == 200 && closing[0].body == bytes)
         #expect(server.server.answeredOnEventLoop == 42)
     }
@@ -75,10 +75,10 @@ import Testing
         for (i, (method, headers)) in cases.enumerated() {
             let what = "\(method) \(headers)"
             let before = server.server.answeredOnEventLoop
-            let fast = try pipelined(port: server.port, [(method, "/mp4/\(Self.gif)", headers)])
+            let fast = try await pipelined(port: server.port, [(method, "/mp4/\(Self.gif)", headers)])
             #expect(server.server.answeredOnEventLoop == before + 1, "\(what): answered on the event loop")
             // Behind a thumbnail job (a new size each time, so always a miss), the same request takes the async path.
-            let slow = try pipelined(port: server.port, [("GET", "/thumb/gray-1000x700.jpg?size=\(40 + i)", []),
+            let slow = try await pipelined(port: server.port, [("GET", "/thumb/gray-1000x700.jpg?size=\(40 + i)", []),
                                                           (method, "/mp4/\(Self.gif)", headers)])
             #expect(server.server.answeredOnEventLoop == before + 1, "\(what): answered by the responder")
             try #require(fast.count == 1 && slow.count == 2)
@@ -134,7 +134,7 @@ struct RawReply {
 /// Sends `requests` back to back on one connection (HTTP/1.1 pipelining) with Python's socket module and
 /// returns the responses in the order they arrived, each read by its Content-Length (none after a HEAD, a
 /// 304 or a 1xx). Throws if the connection closes early or bytes are left over after the last response.
-func pipelined(port: Int, _ requests: [(method: String, target: String, headers: [(String, String)])]) throws -> [RawReply] {
+func pipelined(port: Int, _ requests: [(method: String, target: String, headers: [(String, String)])]) async throws -> [RawReply] {
     var data: [UInt8] = []
     for (method, target, headers) in requests {
         data += Array("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
@@ -173,7 +173,7 @@ func pipelined(port: Int, _ requests: [(method: String, target: String, headers:
         pass
     if buf: sys.exit("%d stray bytes after the last response" % len(buf))
     """
-    let out = try Env.run(Env.python, ["-c", script], stdin: Data(data))
+    let out = try await Env.run(Env.python, ["-c", script], stdin: Data(data))
     guard out.status == 0 else { throw PipelineError(message: out.stderr) }
     return out.text.split(separator: "\n").compactMap { line in
         let parts = line.split(separator: " ")

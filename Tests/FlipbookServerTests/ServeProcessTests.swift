@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import FlipbookTestSupport
 import Testing
 
 /// A real `flipbook serve` child process: the disk cache across a restart and graceful SIGTERM.
@@ -9,7 +10,12 @@ final class ServeProcess: @unchecked Sendable {
     private var log = ""
     private(set) var port = 0
 
-    init(_ arguments: [String]) throws {
+    /// Starts `flipbook serve` and waits, on a thread of its own, until it says where it listens (or exits).
+    static func start(_ arguments: [String]) async throws -> ServeProcess {
+        try await offPool { try ServeProcess(arguments) }
+    }
+
+    private init(_ arguments: [String]) throws {
         guard FileManager.default.isExecutableFile(atPath: Env.flipbookBinary) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: Env.flipbookBinary])
         }
@@ -38,7 +44,9 @@ final class ServeProcess: @unchecked Sendable {
             }
             if !signalled { ready.signal() }
         }.start()
-        _ = ready.wait(timeout: .now() + 60)
+        // Signalled when serve prints its address or its stderr ends (it exited): no deadline, as a loaded
+        // machine may take long to start a debug build.
+        ready.wait()
         guard port > 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(output)"]) }
     }
 
@@ -62,10 +70,13 @@ final class ServeProcess: @unchecked Sendable {
         return 0
     }
 
-    func terminate() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// SIGTERM, then the exit status, awaited off the cooperative pool.
+    func terminate() async throws -> Int32 {
+        try await offPool { [self] in
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
     }
 }
 
@@ -73,16 +84,16 @@ final class ServeProcess: @unchecked Sendable {
     @Test func diskCacheSurvivesARestart() async throws {
         let root = try Env.makeRoot("disk")
         let cache = try Env.temporaryFolder("disk-cache")
-        let first = try ServeProcess([root, "--disk-cache", cache])
+        let first = try await ServeProcess.start([root, "--disk-cache", cache])
         let made = try await first.request("/mp4/testsrc-160x120-2s.gif")
         let thumb = try await first.request("/thumb/mandelbrot-1600x1200.jpg?size=100")
         #expect(made.status == 200 && thumb.status == 200)
         #expect(try await first.metric("flipbook_jobs_total{kind=\"mp4\"}") == 1)
-        #expect(first.terminate() == 0)
+        #expect(try await first.terminate() == 0)
 
         // A second process on the same folder serves the same bytes without running a job.
-        let second = try ServeProcess([root, "--disk-cache", cache])
-        defer { _ = second.terminate() }
+        let second = try await ServeProcess.start([root, "--disk-cache", cache])
+        defer { if second.process.isRunning { kill(second.process.processIdentifier, SIGTERM) } }  // on a thrown error
         let again = try await second.request("/mp4/testsrc-160x120-2s.gif")
         let thumbAgain = try await second.request("/thumb/mandelbrot-1600x1200.jpg?size=100")
         #expect(again.status == 200 && again.body == made.body)
@@ -93,25 +104,30 @@ final class ServeProcess: @unchecked Sendable {
         // Content-addressed objects: the MP4 is stored under its own SHA-256.
         let objects = try FileManager.default.subpathsOfDirectory(atPath: cache + "/objects").filter { $0.count > 60 }
         #expect(objects.count == 2)
+        #expect(try await second.terminate() == 0)
     }
 
     @Test func sigtermFinishesInFlightRequestsAndExitsZero() async throws {
         let root = try Env.makeRoot("sigterm")
         // A GIF that takes a while to convert (made by ffmpeg): 75 frames at 320x240.
         let slow = root + "/slow.gif"
-        let made = try Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-y", slow])
+        let made = try await Env.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-y", slow])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
-        let server = try ServeProcess([root])
+        let server = try await ServeProcess.start([root])
         let inFlight = Task { try await server.request("/mp4/slow.gif") }
-        // Wait until the job is running, then ask the server to stop.
-        for _ in 0..<200 {
-            if try await server.metric("flipbook_jobs_in_flight") >= 1 { break }
+        // Wait until the job is running (an event the server reports, however long a loaded machine takes to
+        // get there), then ask the server to stop.
+        var running = 0.0, finished = 0.0
+        while running < 1 && finished < 1 {
             try await Task.sleep(for: .milliseconds(25))
+            running = try await server.metric("flipbook_jobs_in_flight")
+            finished = try await server.metric("flipbook_jobs_total{kind=\"mp4\"}")
         }
+        try #require(running >= 1, "the conversion ended before it was seen running")
         kill(server.process.processIdentifier, SIGTERM)
         let reply = try await inFlight.value
         #expect(reply.status == 200)
-        #expect(try ffprobe(reply.body, suffix: "mp4").codec == "h264")
-        #expect(server.terminate() == 0, "log: \(server.output)")
+        #expect(try await ffprobe(reply.body, suffix: "mp4").codec == "h264")
+        #expect(try await server.terminate() == 0, "log: \(server.output)")
     }
 }

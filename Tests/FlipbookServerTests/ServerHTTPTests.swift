@@ -94,7 +94,7 @@ import Testing
         #expect(headRange.header("Content-Range") == "bytes 0-1/\(n)")
 
         // curl agrees on the suffix range.
-        let viaCurl = try server.curl("/original/\(Self.file)", extra: ["-r", "-3"])
+        let viaCurl = try await server.curl("/original/\(Self.file)", extra: ["-r", "-3"])
         #expect(viaCurl.status == 206)
     }
 
@@ -105,7 +105,7 @@ import Testing
         let whole = try await server.request("/mp4/\(Self.file)")
         #expect(whole.status == 200)
         #expect(whole.header("Content-Type") == "video/mp4")
-        let probe = try ffprobe(whole.body, suffix: "mp4")
+        let probe = try await ffprobe(whole.body, suffix: "mp4")
         #expect(probe.codec == "h264")
         #expect(probe.width == 160 && probe.height == 120)
         let boxes = topLevelBoxes(whole.body)
@@ -120,7 +120,7 @@ import Testing
         #expect(try await server.metric("flipbook_jobs_total{kind=\"mp4\"}") == 1)
 
         let small = try await server.request("/mp4/\(Self.file)?size=80")
-        #expect(try ffprobe(small.body, suffix: "mp4").width == 80)
+        #expect(try await ffprobe(small.body, suffix: "mp4").width == 80)
         // A video gets 415, naming /preview.
         let video = try await server.request("/mp4/testsrc2-480x270-4s.mp4")
         #expect(video.status == 415)
@@ -133,34 +133,34 @@ import Testing
         defer { Task { await server.stop() } }
         let thumb = try await server.request("/thumb/mandelbrot-1600x1200.jpg?size=200")
         #expect(thumb.status == 200 && thumb.header("Content-Type") == "image/jpeg")
-        let t = try ffprobe(thumb.body, suffix: "jpg")
+        let t = try await ffprobe(thumb.body, suffix: "jpg")
         #expect(t.width == 200 && t.height == 150)
         let cover = try await server.request("/thumb/mandelbrot-1600x1200.jpg?size=100&fit=cover&format=png")
         #expect(cover.header("Content-Type") == "image/png")
-        let c = try ffprobe(cover.body, suffix: "png")
+        let c = try await ffprobe(cover.body, suffix: "png")
         #expect(c.width == 100 && c.height == 100)
         // Never upscaled.
         let big = try await server.request("/thumb/box-transparent-120x90.gif?size=4000")
-        let b = try ffprobe(big.body, suffix: "jpg")
+        let b = try await ffprobe(big.body, suffix: "jpg")
         #expect(b.width == 120 && b.height == 90)
         // /thumb of a video: its poster; /poster of a still: its thumbnail.
         let videoThumb = try await server.request("/thumb/testsrc2-480x270-4s.mp4?size=96")
         #expect(videoThumb.status == 200)
-        #expect(try ffprobe(videoThumb.body, suffix: "jpg").width == 96)
+        #expect(try await ffprobe(videoThumb.body, suffix: "jpg").width == 96)
         let stillPoster = try await server.request("/poster/gray-1000x700.jpg?size=100")
         #expect(stillPoster.status == 200)
-        #expect(try ffprobe(stillPoster.body, suffix: "jpg").width == 100)
+        #expect(try await ffprobe(stillPoster.body, suffix: "jpg").width == 100)
         let poster = try await server.request("/poster/\(Self.file)")
         #expect(poster.status == 200)
-        #expect(try ffprobe(poster.body, suffix: "jpg").width == 160)
+        #expect(try await ffprobe(poster.body, suffix: "jpg").width == 160)
         // Preview of a video: H.264 MP4 at the requested size; of a GIF: its MP4.
         let preview = try await server.request("/preview/testsrc2-480x270-4s.mp4?size=240")
         #expect(preview.status == 200)
-        let p = try ffprobe(preview.body, suffix: "mp4")
+        let p = try await ffprobe(preview.body, suffix: "mp4")
         #expect(p.codec == "h264" && p.width == 240)
         let gifPreview = try await server.request("/preview/\(Self.file)")
         #expect(gifPreview.status == 200)
-        #expect(try ffprobe(gifPreview.body, suffix: "mp4").codec == "h264")
+        #expect(try await ffprobe(gifPreview.body, suffix: "mp4").codec == "h264")
         // Storyboard: the VTT names its sheets under /storyboard/<path>.sheet-N.jpg.
         let vtt = try await server.request("/storyboard/testsrc2-480x270-4s.mp4.vtt")
         #expect(vtt.status == 200 && vtt.header("Content-Type")?.hasPrefix("text/vtt") == true)
@@ -169,7 +169,7 @@ import Testing
         #expect(text.contains("/storyboard/testsrc2-480x270-4s.mp4.sheet-0.jpg#xywh="))
         let sheet = try await server.request("/storyboard/testsrc2-480x270-4s.mp4.sheet-0.jpg")
         #expect(sheet.status == 200)
-        #expect(try ffprobe(sheet.body, suffix: "jpg").codec == "mjpeg")
+        #expect(try await ffprobe(sheet.body, suffix: "jpg").codec == "mjpeg")
         #expect(server.server.service.jobsRun["storyboard"] == 1, "the sheet came from the VTT's job")
         let missingSheet = try await server.request("/storyboard/testsrc2-480x270-4s.mp4.sheet-99.jpg")
         #expect(missingSheet.status == 404)
@@ -227,22 +227,22 @@ import Testing
             "/original/gray-1000x700.jpg%00.txt", "/original/..\\..\\etc\\passwd", "/original/..%5c..%5cetc%5cpasswd",
         ]
         for attempt in attempts {
-            let reply = try server.curl(attempt)
+            let reply = try await server.curl(attempt)
             #expect((400..<500).contains(reply.status), "\(attempt) -> \(reply.status)")
             #expect(!reply.body.contains("outside secret") && !reply.body.contains("root:"), "\(attempt)")
         }
         // A raw NUL byte and an absolute-form path in the request line never reach a file.
-        let nul = try rawHTTPStatus(port: server.port, request: Array("GET /original/gray-1000x700.jpg".utf8) + [0] + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let nul = try await rawHTTPStatus(port: server.port, request: Array("GET /original/gray-1000x700.jpg".utf8) + [0] + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(nul == 0 || (400..<500).contains(nul), "NUL -> \(nul)")
-        let absolute = try rawHTTPStatus(port: server.port, request: Array("GET /etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let absolute = try await rawHTTPStatus(port: server.port, request: Array("GET /etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect((400..<500).contains(absolute))
         // Dotfiles and dot-folders: 404.
         for dotted in ["/original/.hidden.jpg", "/thumb/.hidden.jpg", "/original/.git/inside.jpg", "/original/%2ehidden.jpg"] {
-            let reply = try server.curl(dotted)
+            let reply = try await server.curl(dotted)
             #expect(reply.status == 404, "\(dotted) -> \(reply.status)")
         }
         // A symlink that stays inside the root is served.
-        #expect(try server.curl("/original/inside-link.jpg").status == 200)
+        #expect(try await server.curl("/original/inside-link.jpg").status == 200)
     }
 
     @Test func signatures() async throws {
@@ -252,14 +252,14 @@ import Testing
         let server = try await TestServer(root: root) { $0.signer = URLSigner(keyHex: keyHex, saltHex: saltHex) }
         defer { Task { await server.stop() } }
         // The expected signature computed independently, by Python's hmac module.
-        func pythonSignature(_ target: String) throws -> String {
+        func pythonSignature(_ target: String) async throws -> String {
             let script = """
             import base64, hashlib, hmac, sys
             key = bytes.fromhex(sys.argv[1]); salt = bytes.fromhex(sys.argv[2])
             mac = hmac.new(key, salt + sys.argv[3].encode(), hashlib.sha256).digest()
             print(base64.urlsafe_b64encode(mac).rstrip(b"=").decode())
             """
-            return try Env.run(Env.python, ["-c", script, keyHex, saltHex, target]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return try await Env.run(Env.python, ["-c", script, keyHex, saltHex, target]).text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let thumbTarget = "/thumb/gray-1000x700.jpg?size=64"
         let good = try await server.request(thumbTarget + "&sig=" + pythonSignature(thumbTarget))

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import FlipbookTestSupport
 import FlipbookServer
 import FlipbookService
 import Logging
@@ -28,9 +29,14 @@ enum Env {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// Runs a program to completion (stdout and stderr drained concurrently).
+    /// Runs a program to completion (stdout and stderr drained concurrently), waiting on a thread of its own:
+    /// these tests are async and the in-process server needs the cooperative pool.
     @discardableResult
-    static func run(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> Output {
+    static func run(_ path: String, _ arguments: [String], stdin: Data? = nil) async throws -> Output {
+        try await offPool { try runBlocking(path, arguments, stdin: stdin) }
+    }
+
+    private static func runBlocking(_ path: String, _ arguments: [String], stdin: Data?) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -135,8 +141,8 @@ final class TestServer: Sendable {
     }
 
     /// One request with curl, the target sent exactly as written (`--path-as-is`): status code and body.
-    func curl(_ target: String, extra: [String] = []) throws -> (status: Int, body: String) {
-        let out = try Env.run("/usr/bin/curl", ["-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}"] + extra + [base + target])
+    func curl(_ target: String, extra: [String] = []) async throws -> (status: Int, body: String) {
+        let out = try await Env.run("/usr/bin/curl", ["-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}"] + extra + [base + target])
         var lines = out.text.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.removeLast()) ?? 0
         return (status, lines.joined(separator: "\n"))
@@ -153,7 +159,7 @@ final class TestServer: Sendable {
 }
 
 /// Sends raw bytes over TCP with Python's socket module and returns the status line's code (or 0).
-func rawHTTPStatus(port: Int, request: [UInt8]) throws -> Int {
+func rawHTTPStatus(port: Int, request: [UInt8]) async throws -> Int {
     let script = """
     import socket, sys
     data = sys.stdin.buffer.read()
@@ -166,17 +172,17 @@ func rawHTTPStatus(port: Int, request: [UInt8]) throws -> Int {
         reply += chunk
     print(reply.split(b"\\r\\n")[0].decode("latin-1"))
     """
-    let out = try Env.run(Env.python, ["-c", script], stdin: Data(request))
+    let out = try await Env.run(Env.python, ["-c", script], stdin: Data(request))
     let parts = out.text.split(separator: " ")
     return parts.count > 1 ? Int(parts[1]) ?? 0 : 0
 }
 
 /// ffprobe's view of a media file's first video stream: codec, width, height.
-func ffprobe(_ bytes: [UInt8], suffix: String) throws -> (codec: String, width: Int, height: Int) {
+func ffprobe(_ bytes: [UInt8], suffix: String) async throws -> (codec: String, width: Int, height: Int) {
     let path = NSTemporaryDirectory() + "flipbook-probe-\(UUID().uuidString.prefix(8)).\(suffix)"
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let out = try Env.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height",
+    let out = try await Env.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height",
                                                "-of", "csv=p=0", path])
     let fields = out.text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
     guard fields.count == 3 else { return ("", 0, 0) }

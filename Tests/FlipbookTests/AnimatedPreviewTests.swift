@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// GIF and WebP previews, checked with Pillow (which plays both; Debian's libavcodec cannot decode animated
 /// WebP) against the MP4 preview of the same video and against ffmpeg's own decode of the source.
-@Suite(.serialized) struct AnimatedPreviewTests {
+@Suite(.serialized, .offPool) struct AnimatedPreviewTests {
     /// testsrc2 (moving shapes and gradients over colour bars) as H.264, with a sine track.
     static func testVideo(_ path: String, size: String = "640x360", rate: Int = 25, seconds: Int = 12) throws {
         try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(rate):d=\(seconds)", "-f", "lavfi", "-i", "sine=d=\(seconds)",

@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// Animated WebP and APNG through the `flipbook` commands a GIF goes through: probe, frames, thumb --frame,
 /// convert (folders, --keep-smaller) and preview. Inputs: Pillow-made fixtures (make_anim_fixtures.py) and
 /// the project's samples; references: Pillow and ffprobe.
-@Suite(.serialized) struct AnimationCLITests {
+@Suite(.serialized, .offPool) struct AnimationCLITests {
     static let built = CLITests.built
     func flipbook(_ args: String...) throws -> Run.Result { try Run.program(CLITests.binary, args) }
 

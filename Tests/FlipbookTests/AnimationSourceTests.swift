@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -110,7 +111,7 @@ enum AnimReference {
     }
 }
 
-@Suite(.serialized) struct AnimationSourceTests {
+@Suite(.serialized, .offPool) struct AnimationSourceTests {
     /// Expected rejections among the corpus's animated WebP/APNG files, with the reason. None today.
     static let expectedRejections: [String: String] = [:]
 

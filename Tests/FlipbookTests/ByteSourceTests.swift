@@ -1,9 +1,10 @@
 import CFFmpeg
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
-@Suite struct ByteSourceTests {
+@Suite(.offPool) struct ByteSourceTests {
     static let bytes: [UInt8] = (0..<1000).map { UInt8($0 % 251) }
 
     func read(_ source: some ByteSource, at offset: Int, length: Int) throws -> [UInt8] {

@@ -1,9 +1,10 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// The `flipbook` executable, run as a user would. Built by `swift build` before the tests run.
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized, .offPool) struct CLITests {
     static let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/flipbook").path
     static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
     static let samples = Corpus.packageRoot.appendingPathComponent("samples").path

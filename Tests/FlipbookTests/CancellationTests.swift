@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Synchronization
 import Testing
 @testable import Flipbook
@@ -7,7 +8,7 @@ import Testing
 /// token that answers "go on" to its first `allowed` checks and "stop" after lets the work start, so a
 /// `.cancelled` error proves a check ran mid-loop. (The CLI's SIGINT token, `Cancellation.requestStop`,
 /// is process-wide and sticky, so it is not set here; it is read by the same `isRequested`.)
-@Suite(.enabled(if: Corpus.available, Corpus.skipMessage))
+@Suite(.offPool, .enabled(if: Corpus.available, Corpus.skipMessage))
 struct CancellationTests {
     final class Countdown: Sendable {
         let calls = Atomic<Int>(0)
@@ -76,7 +77,8 @@ struct CancellationTests {
     /// A cancelled Swift task stops the same loops, with no token at all.
     @Test func taskCancellationStopsAConversion() async throws {
         let path = Corpus.file("gif/android-gif-drawable/led7.gif")
-        let code = await Task.detached { () -> FlipbookError.Code? in
+        // The conversion blocks its thread: it runs on the test threads, not on the cooperative pool.
+        let code = await Task.detached(executorPreference: TestThreads.shared) { () -> FlipbookError.Code? in
             withUnsafeCurrentTask { $0?.cancel() }
             do {
                 _ = try GIFToVideo.convert(try FileByteSource(path: path))

@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 import CLCMS2
 
 /// Colour management against independent references: vipsthumbnail (libvips + Little CMS) at the same size,
 /// and Pillow's ImageCms where Debian's libvips 8.14 cannot use a profile.
-@Suite struct ColourTests {
+@Suite(.offPool) struct ColourTests {
     static let vipsAvailable = Run.which("vipsthumbnail") != nil
 
     /// The corpus's CMYK, YCCK (no profile: the default CMYK profile, libvips's) and XYB (its own profile)

@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// What the converter leaves out of the H.264 stream: x264's option-string SEI (`X264InfoSEI`), checked
 /// against ffmpeg's own `filter_units` bitstream filter and ffmpeg's decoder.
-@Suite struct ConversionBitstreamTests {
+@Suite(.offPool) struct ConversionBitstreamTests {
     static let ffmpegReady = Run.which("ffmpeg") != nil
 
     /// On a raw stream that ffmpeg's libx264 writes, removing `X264InfoSEI.range` gives exactly the bytes of

@@ -1,9 +1,10 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// GIF to MP4 reads and parses its input once: no block scan ahead of the decoder.
-@Suite(.serialized) struct ConversionSinglePassTests {
+@Suite(.serialized, .offPool) struct ConversionSinglePassTests {
     /// Bytes read from the file, counted by the source itself: at most the file's size plus the sniff's
     /// few bytes (a scan and a decode read it twice).
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))

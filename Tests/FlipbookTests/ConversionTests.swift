@@ -1,9 +1,10 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// GIF to MP4, checked with ffprobe (an independent demuxer) against the GIF's own timing.
-@Suite(.serialized) struct ConversionTests {
+@Suite(.serialized, .offPool) struct ConversionTests {
     struct Probed {
         var codec = "", pixelFormat = "", width = 0, height = 0
         var audioStreams = 0

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -9,7 +10,7 @@ import Testing
 /// encodes without B-frames (`FrameEncoder`), which also keeps every MP4 packet's own duration, and no
 /// longer changes glibc's malloc for the whole process. Without B-frames, x264's AVX-512 code still let
 /// concurrent encodes change each other's bytes; Flipbook masks AVX-512 for x264 only (`X264CPU`).
-@Suite(.serialized) struct DeterminismTests {
+@Suite(.serialized, .offPool) struct DeterminismTests {
     /// An animated GIF from ffmpeg's test pattern: motion, so x264 uses B-frames and MB-tree.
     static func testPatternGIF(size: String) throws -> [UInt8] {
         let dir = try TemporaryDirectory()

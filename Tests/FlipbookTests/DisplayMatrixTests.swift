@@ -1,12 +1,13 @@
 import CFFmpeg
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// The display-matrix geometry moved into the core (pure Swift, no libav) must read rotations exactly as
 /// libavutil's `av_display_rotation_get` does: compared here on quarter turns, arbitrary angles, scaled,
 /// sheared, degenerate and random matrices.
-@Suite struct DisplayMatrixTests {
+@Suite(.offPool) struct DisplayMatrixTests {
     /// libavutil's answer; nil where it returns NaN (a degenerate matrix).
     static func libav(_ m: [Int32]) throws -> Double? {
         let av = try LibAV.api()

@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 
 /// Issue 22: every shell example in README.md and docs/cli.md that works on samples/ runs, with the
 /// `flipbook` this build made, so the examples cannot rot (scripts/doc_examples.py; blocks marked
 /// `<!-- not-run: reason -->` are counted as skipped there, with their reason).
-@Suite(.serialized) struct DocExamplesTests {
+@Suite(.serialized, .offPool) struct DocExamplesTests {
     @Test func readmeAndCLIExamplesRunOnTheSamples() throws {
         let root = Corpus.packageRoot.path
         let run = try Run.program("/usr/bin/python3", ["\(root)/scripts/doc_examples.py", "\(root)/.build/debug", root,

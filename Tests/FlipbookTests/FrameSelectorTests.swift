@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// `FrameSelector` over a real animation whose timing the corpus MANIFEST gives (led7.gif: 16 frames of
 /// 1.5 s each, 24 s in all, from a block scan and ffprobe), so the expected frame indices follow from the
 /// file, not from our decoder.
-@Suite(.enabled(if: Corpus.available, Corpus.skipMessage))
+@Suite(.offPool, .enabled(if: Corpus.available, Corpus.skipMessage))
 struct FrameSelectorTests {
     static let path = Corpus.file("gif/android-gif-drawable/led7.gif")
 

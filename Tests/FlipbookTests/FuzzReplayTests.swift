@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// Replays every input the fuzzers flagged (Tests/Fuzz/Crashers/<target>/, see Tests/Fuzz/README.md)
 /// through the same entry point as its fuzzer (Tests/Fuzz/Targets): a result or a `FlipbookError`,
 /// never a crash. A crash here takes the test process down, which `swift test` reports as a failure.
-@Suite struct FuzzReplayTests {
+@Suite(.offPool) struct FuzzReplayTests {
     static let root = Corpus.packageRoot.appendingPathComponent("Tests/Fuzz/Crashers")
 
     static func inputs() -> [(target: String, file: String)] {

@@ -1,8 +1,9 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
-@Suite struct GIFCorpusTests {
+@Suite(.offPool) struct GIFCorpusTests {
     /// Facts the MANIFEST states about a GIF (written by the corpus's makers, not by our code).
     struct Stated {
         var frames: Int?

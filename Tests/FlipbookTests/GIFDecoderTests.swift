@@ -1,7 +1,8 @@
 import Testing
+import FlipbookTestSupport
 @testable import Flipbook
 
-@Suite struct GIFDecoderTests {
+@Suite(.offPool) struct GIFDecoderTests {
     static let red: [UInt8] = [255, 0, 0, 255], blue: [UInt8] = [0, 0, 255, 255], green: [UInt8] = [0, 255, 0, 255]
     static let black: [UInt8] = [0, 0, 0, 255], clear: [UInt8] = [0, 0, 0, 0]
 

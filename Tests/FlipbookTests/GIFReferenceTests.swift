@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -13,7 +14,7 @@ import Testing
 /// gifsicle's 009-zerowidth files declare a 0-pixel-wide frame yet carry LZW data for a screen-wide one,
 /// which both references paint at screen width; the rule (and ours) is that a zero-size frame is
 /// a no-op. Their differences are listed, not failed.
-@Suite struct GIFReferenceTests {
+@Suite(.offPool) struct GIFReferenceTests {
     struct Frames {
         var width: Int, height: Int
         var frames: [[UInt8]]

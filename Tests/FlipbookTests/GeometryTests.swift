@@ -1,7 +1,8 @@
 import Testing
+import FlipbookTestSupport
 @testable import Flipbook
 
-@Suite struct GeometryTests {
+@Suite(.offPool) struct GeometryTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let source: Size, size: Int, fit: Fit, upscale: Bool, output: Size, crop: (Double, Double)
         var testDescription: String { "\(source) \(fit) \(size) up=\(upscale)" }

@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -7,7 +8,7 @@ import Testing
 /// and matrix (we shrink libheif's planar RGB or monochrome planes ourselves, and read monochrome range
 /// ourselves); Pillow on the source picture; and a numpy implementation of the PQ/HLG standards plus the
 /// BT.2408 mapping (Tests/oracle/hdr_reference.py) for HDR stills.
-@Suite struct HEIFColourTests {
+@Suite(.offPool) struct HEIFColourTests {
     static let tools = HEIFTests.tools && Run.which("vipsthumbnail") != nil
     static let skip: Comment = "needs avifenc, avifdec (libavif-bin), heif-enc and vipsthumbnail (libvips-tools)"
 

@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// AVIF (avifenc: libavif + aom) and HEIC (heif-enc: libheif + x265) stills made here from a picture of our
 /// own; the references are that source picture through Pillow (rotated by Pillow where the file says so),
 /// and avifdec's (libavif + dav1d) decode, both independent of libheif.
-@Suite struct HEIFTests {
+@Suite(.offPool) struct HEIFTests {
     static let tools = Run.which("avifenc") != nil && Run.which("heif-enc") != nil && Run.which("avifdec") != nil
     static let skip: Comment = "needs avifenc, avifdec (libavif-bin) and heif-enc (libheif-examples)"
 

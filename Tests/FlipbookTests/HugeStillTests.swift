@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// Large stills decoded without their full size in memory: the decode path and what it allocates are
 /// checked (not timing). Inputs are made by ffmpeg; references are ffmpeg's full decode scaled by Lanczos.
-@Suite struct HugeStillTests {
+@Suite(.offPool) struct HugeStillTests {
     /// A 16000x9000 WebP (144 MP: 576 MB as RGBA, over the default 100 MP limit) thumbnails through
     /// libwebp's scaled decode: only the target-sized image is allocated, so a pixel limit far below the
     /// source's size still lets it through.

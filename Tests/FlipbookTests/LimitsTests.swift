@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -6,7 +7,7 @@ import Testing
 /// of pipeline at the limit its headers exceed. The sizes, frame counts and durations are the corpus
 /// MANIFEST's (ffprobe's and a block scan's), not our own output: each limit is set just under the file's
 /// figure (refused) and at the figure or the default (accepted).
-@Suite(.enabled(if: Corpus.available, Corpus.skipMessage))
+@Suite(.offPool, .enabled(if: Corpus.available, Corpus.skipMessage))
 struct LimitsTests {
     func code(_ body: () throws -> Void) -> FlipbookError.Code? {
         do { try body(); return nil } catch let error as FlipbookError { return error.code } catch { return .io }

@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
@@ -6,7 +7,7 @@ import Testing
 /// (ffmpeg 5.1's MP4 reader), the boxes, an ffmpeg remux and re-encode, and Chromium, which must also play
 /// and loop it. The checks and the references (Pillow's frame durations with the browsers' 10 ms rule,
 /// ffprobe, Chromium over the DevTools protocol) are Tests/browser/mp4_timing.py; none is our code.
-@Suite(.serialized, .enabled(if: Corpus.available, Corpus.skipMessage))
+@Suite(.serialized, .offPool, .enabled(if: Corpus.available, Corpus.skipMessage))
 struct MP4TimingTests {
     static let script = Corpus.packageRoot.appendingPathComponent("Tests/browser/mp4_timing.py").path
 

@@ -1,7 +1,8 @@
 import Testing
+import FlipbookTestSupport
 @testable import Flipbook
 
-@Suite struct MediaTypeTests {
+@Suite(.offPool) struct MediaTypeTests {
     /// The type a corpus file must sniff as, from its folder and MANIFEST note (independent of our code).
     static func expectedType(_ entry: Corpus.Entry) -> MediaType {
         let name = entry.path.lowercased()

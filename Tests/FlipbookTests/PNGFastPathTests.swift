@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// The 8-bit RGB/RGBA PNG path that inflates with ISA-L and undoes the row filters itself (not libpng):
 /// every filter type, both layouts, IDAT split over many chunks, against Pillow's decode of the same file.
-@Suite(.serialized) struct PNGFastPathTests {
+@Suite(.serialized, .offPool) struct PNGFastPathTests {
     /// ffmpeg's PNG encoder writes every row with one chosen filter (`-pred`) and splits IDAT into chunks.
     @Test(arguments: ["none", "sub", "up", "avg", "paeth", "mixed"], ["rgb24", "rgba"])
     func everyFilterDecodesExactly(pred: String, pixelFormat: String) throws {

@@ -1,9 +1,10 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// Video posters: every corpus video, against ffmpeg's own (autorotated) decode; and files made here.
-@Suite(.serialized) struct PosterTests {
+@Suite(.serialized, .offPool) struct PosterTests {
     static func poster(_ path: String, _ options: PosterOptions = PosterOptions(), size: Int = 160) throws -> Image {
         var router = MediaRouter.standard
         router.register(VideoPipeline(posterOptions: options))
@@ -268,7 +269,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct StoryboardTests {
+@Suite(.serialized, .offPool) struct StoryboardTests {
     static func check(_ board: Storyboard, durationMs: Int) throws {
         // Cues tile the whole duration: first at 0, each starting where the previous ended, last at the end.
         #expect(board.cues.first?.startMs == 0)
@@ -321,7 +322,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct PreviewTests {
+@Suite(.serialized, .offPool) struct PreviewTests {
     @Test func segmentsStitchIntoOneSilentContinuousClip() throws {
         let dir = try TemporaryDirectory()
         try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=12",

@@ -1,11 +1,12 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// The crf search (`CRFSearch`): `targetSSIM` and the default quality floor, judged by an independent
 /// reference (Pillow's frames against ffmpeg's decoding of the video, scored by ffmpeg's `ssim` filter on
 /// yuv420p: Tests/oracle/anim_reference.py, the measure issue 13 states), never by the converter's own.
-@Suite(.serialized) struct QualitySearchTests {
+@Suite(.serialized, .offPool) struct QualitySearchTests {
     static let gifs = ["gif/giflib/fire.gif", "gif/pillow/iss634.gif"]
 
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage), arguments: [0.95, 0.98])

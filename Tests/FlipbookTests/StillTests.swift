@@ -1,8 +1,9 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
-@Suite struct StillTests {
+@Suite(.offPool) struct StillTests {
     static func stillEntries() -> [Corpus.Entry] {
         Corpus.entries.filter { ["jpeg", "png", "webp"].contains($0.folder) }
     }

@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// Dense storyboards (more tiles than the clip has frames): one forward pass, each frame decoded once, and
 /// each tile the frame ffmpeg shows at the tile's time (the last frame whose timestamp is at or before it).
-@Suite(.serialized) struct StoryboardDecodeTests {
+@Suite(.serialized, .offPool) struct StoryboardDecodeTests {
     /// ffmpeg's frames of `path` scaled to `width` x `height` (Lanczos), with their times from the stream start.
     static func ffmpegFrames(_ path: String, width: Int, height: Int, in dir: TemporaryDirectory) throws -> [(seconds: Double, image: Image)] {
         let probe = try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",

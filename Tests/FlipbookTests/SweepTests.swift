@@ -1,4 +1,5 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// timeout: no signal (crash or trap), no timeout (hang), every failure exit 1 with a worded message on
 /// stderr, and the child's peak RSS (wait4's ru_maxrss) at most 300 MB. Small sizes and few segments keep
 /// it to a few minutes; two processes run at once.
-@Suite(.serialized) struct SweepTests {
+@Suite(.serialized, .offPool) struct SweepTests {
     static let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/flipbook").path
     static let maxRSSKB = 300 * 1024
     static let timeoutSeconds = 120.0

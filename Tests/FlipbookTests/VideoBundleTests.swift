@@ -1,10 +1,11 @@
 import Foundation
+import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
 /// One pass for poster, storyboard and preview: the same pictures as the separate makers, fewer frames
 /// decoded than the three of them together.
-@Suite(.serialized) struct VideoBundleTests {
+@Suite(.serialized, .offPool) struct VideoBundleTests {
     @Test func onePassMatchesSeparateRuns() throws {
         let dir = try TemporaryDirectory()
         try FFmpeg.run(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=12",

@@ -79,13 +79,12 @@ def start_server(flipbook, root, port, log_path, cache_dir):
     process = subprocess.Popen([flipbook, "serve", root, "--host", "127.0.0.1", "--port", str(port),
                                 "--disk-cache", cache_dir], stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
+    while True:  # until it answers or exits: no deadline for a debug build's start on a loaded machine
         try:
             if http_get(base + "/health", timeout=2):
                 return process, base
         except Exception:
-            if process.poll() is not None or time.time() > deadline:
+            if process.poll() is not None:
                 raise RuntimeError("flipbook serve did not start; see " + log_path)
             time.sleep(0.2)
 
@@ -175,8 +174,10 @@ def scenario(args, checks, base, gallery_path, report):
         videos_attrs = browser.evaluate("""[...document.querySelectorAll('video')].every(v =>
             v.muted && v.loop && v.hasAttribute('playsinline') && v.getAttribute('preload') === 'none')""")
         checks.check(videos_attrs, "every <video> is muted loop playsinline preload=none")
-        time.sleep(2)
-        playing = advancing(browser, lambda v: v["inView"])
+        # Cold previews are jobs of a debug server that a loaded machine runs slowly: wait for the event (six in
+        # view advancing), not for a fixed time; the limit only ends a run where they never play.
+        playing = wait_for(lambda: (lambda p: p if len(p) >= 6 else None)(advancing(browser, lambda v: v["inView"])), 300, 0.5)
+        playing = playing or advancing(browser, lambda v: v["inView"])
         checks.check(len(playing) >= 6, f"{len(playing)} previews in view play (currentTime advances; >= 6 wanted)")
         s = state()
         checks.check(s["withSrc"] <= MAX_VIDEOS, f"{s['withSrc']} video elements hold a source (<= {MAX_VIDEOS})")
@@ -207,7 +208,7 @@ def scenario(args, checks, base, gallery_path, report):
         checks.check(not early, f"tiles scrolled far away hold no source ({len(early)} of the first 1,500 do)")
         # Cold previews are made while the page waits (the time is the bench's business, not the test's).
         end_playing = wait_for(lambda: (lambda names: names if len(names) >= 3 else None)(
-            advancing(browser, lambda v: v["inView"])), 60, interval=0.5) or []
+            advancing(browser, lambda v: v["inView"])), 300, interval=0.5) or []
         checks.check(len(end_playing) >= 3 and all(n >= "e01800" for n in end_playing),
                      f"{len(end_playing)} tiles at the end play ({', '.join(sorted(end_playing)[:3])} ...)")
         checks.check(max_with_src <= MAX_VIDEOS, f"at most {max_with_src} video elements held a source at any sample (<= {MAX_VIDEOS})")
@@ -248,15 +249,13 @@ def reduced_motion(args, checks, base, gallery_path):
             if focused:
                 break
         checks.check(focused == "e00000.gif", f"Tab reaches the first tile ({focused or 'nothing focused'})")
-        time.sleep(1.0)
-        played = advancing(browser, lambda v: v["name"] == focused)
+        played = wait_for(lambda: advancing(browser, lambda v: v["name"] == focused), 300, 0.5)
         checks.check(played == [focused], "reduced motion: the focused tile's preview plays")
         # Hover: the mouse over the third tile plays it.
         rect = browser.evaluate("(() => { const r = document.querySelectorAll('.tile')[2].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 3]; })()")
         name = browser.evaluate("document.querySelectorAll('.tile')[2].querySelector('.name').textContent")
         browser.send("Input.dispatchMouseEvent", type="mouseMoved", x=rect[0], y=rect[1])
-        time.sleep(1.0)
-        played = advancing(browser, lambda v: v["name"] == name)
+        played = wait_for(lambda: advancing(browser, lambda v: v["name"] == name), 300, 0.5)
         checks.check(played == [name], f"reduced motion: the hovered tile ({name}) plays")
     finally:
         browser.close()

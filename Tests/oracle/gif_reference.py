@@ -205,8 +205,19 @@ class Reference:
         score the same GIFs many times; a changed GIF is a new key). A failure to decode is not cached.
         `make_browser`, when given, opens a browser only if the reference must be made."""
         import hashlib
+        import shutil
         with open(path, "rb") as f:
             key = hashlib.sha256(f.read()).hexdigest()[:32]
+        # What renders the reference is part of the key: Chromium's binary for "browser", Pillow's version
+        # otherwise; an upgraded renderer never reuses frames an earlier run kept.
+        if kind == "browser":
+            binary = os.path.realpath(shutil.which("chromium") or "/usr/bin/chromium")
+            st = os.stat(binary) if os.path.exists(binary) else None
+            renderer = f"{st.st_size}-{st.st_mtime_ns}" if st else "none"
+        else:
+            import PIL
+            renderer = PIL.__version__
+        key += "-" + hashlib.sha256(renderer.encode()).hexdigest()[:8]
         cache = os.path.join(folder, f"{key}-{kind}.npz")
         if os.path.exists(cache):
             data = np.load(cache)
