@@ -20,8 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pgqueue import Postgres, Workers, states, wait_until  # noqa: E402
 
 CORPUS = os.environ.get("FLIPBOOK_CORPUS", os.path.join(os.path.dirname(__file__), "../../../shared/corpus"))
-# The issue asks for 500 jobs over three workers; 240 keep `make test` short on 2 cores (bench-ingest runs 2,000).
-MANY = int(os.environ.get("FLIPBOOK_WORKER_TEST_JOBS", "240"))
+# 500 jobs over three workers, as the issue asks (about 8 s of probe jobs here; bench-ingest runs 2,000).
+MANY = int(os.environ.get("FLIPBOOK_WORKER_TEST_JOBS", "500"))
 
 
 def check(condition, message):
@@ -220,7 +220,7 @@ def scenario_kill(run):
 def scenario_restart(run):
     """PostgreSQL restarted mid-run: every job still ends done; none ran twice at once."""
     media = make_media(run.root)
-    sources = [media[i % len(media)] for i in range(MANY * 4)]
+    sources = [media[i % len(media)] for i in range(MANY * 2)]
     run.enqueue(sources)
     for _ in range(2):
         run.workers.start("--concurrency", "2")
