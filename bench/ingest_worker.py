@@ -35,7 +35,7 @@ def peak_rss_mb(pid):
     return float("nan")
 
 
-def fresh(pg, workers_dir):
+def fresh(pg):
     conn = pg.connect()
     conn.execute("TRUNCATE flipbook.jobs")
     conn.commit()
@@ -44,7 +44,7 @@ def fresh(pg, workers_dir):
 
 def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency):
     """Enqueues `sources`, starts `processes` workers, waits until none is pending; returns seconds, peak RSS."""
-    conn = fresh(pg, logdir)
+    conn = fresh(pg)
     workers = Workers(BINARY, pg, root, out, logdir)
     procs = [workers.start("--concurrency", str(concurrency)) for _ in range(processes)]
     time.sleep(0.5)  # let them connect and LISTEN: the clock starts at the commit
@@ -92,8 +92,7 @@ def main():
         print(f"  {JOBS * 2} jobs in {seconds:.2f} s: {JOBS * 2 / seconds:.0f} claims/s and as many completions/s")
 
         print("2. default recipe, mixed folder")
-        probe_run = subprocess.run([BINARY, "worker", "--help"], capture_output=True, text=True)
-        conn = fresh(pg, tmp)
+        conn = fresh(pg)
         conn.execute("INSERT INTO flipbook.jobs (source) VALUES (%s)", (media[0],))
         conn.commit()
         workers = Workers(BINARY, pg, root, out, tmp)
@@ -109,7 +108,6 @@ def main():
             one, rss1, _ = run_jobs(pg, root, out, tmp, mixed, "default", 1, 2)
             two, rss2, _ = run_jobs(pg, root, out, tmp, mixed, "default", 2, 1)
             print(f"  1 worker x2: {one:.2f} s (peak RSS {rss1:.0f} MB); 2 workers x1: {two:.2f} s (peak RSS/worker {rss2:.0f} MB)")
-        del probe_run
     finally:
         pg.destroy()
         shutil.rmtree(tmp, ignore_errors=True)
