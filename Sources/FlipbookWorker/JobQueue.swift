@@ -34,11 +34,15 @@ struct JobQueue: Sendable {
         return jobs.sorted { $0.id < $1.id }
     }
 
-    /// Extends the lease of every job this worker runs; returns how many rows it renewed.
-    func renew(lease: Double) async throws -> Int {
+    /// Extends the leases of `ids`, the jobs this worker knows it holds; returns how many rows it renewed.
+    /// Never "every running job with this worker's name": a claim whose reply was lost (PostgreSQL restarted
+    /// between its commit and the answer) leaves a job marked with our name that no thread will ever run,
+    /// and renewing it by name kept it `running` forever. Unrenewed, its lease expires and it is reaped.
+    func renew(_ ids: [Int64], lease: Double) async throws -> Int {
+        if ids.isEmpty { return 0 }
         let rows = try await client.query("""
             UPDATE flipbook.jobs SET lease_until = now() + make_interval(secs => \(lease))
-            WHERE worker = \(worker) AND state = 'running' RETURNING id
+            WHERE id = ANY(\(ids)) AND worker = \(worker) AND state = 'running' RETURNING id
             """, logger: logger)
         return try await rows.collect().count
     }

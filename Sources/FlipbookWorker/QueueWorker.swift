@@ -56,8 +56,11 @@ public final class QueueWorker: Sendable {
         wakeup.signal()
     }
 
-    /// Jobs this worker holds right now.
+    /// Jobs this worker holds right now (running, or claimed and waiting for a thread).
     public var runningCount: Int { state.withLock { $0.running.count } }
+
+    /// The ids of the jobs this worker holds, for renewing their leases.
+    var heldIDs: [Int64] { state.withLock { Array($0.running.keys) } }
 
     /// Runs until `stop()`. `client.run()` must be running meanwhile. Database errors are logged and retried
     /// with backoff, never thrown: a restart or failover of PostgreSQL is waited out.
@@ -65,8 +68,11 @@ public final class QueueWorker: Sendable {
         let listener = Task { await listen() }
         let heartbeat = Task { await beat() }
         var backoff = Backoff()
+        // Hold up to twice the slots: a thread that finishes finds its next job already claimed instead of
+        // waiting a claim's round trip (held jobs are leased and renewed like running ones).
+        let capacity = configuration.concurrency * 2
         while !state.withLock({ $0.stopping }) {
-            let free = configuration.concurrency - runningCount
+            let free = capacity - runningCount
             var claimed: [Job] = []
             if free > 0 {
                 do {
@@ -80,7 +86,7 @@ public final class QueueWorker: Sendable {
                 for job in claimed { start(job) }
             }
             // A full claim may mean more are waiting: claim again at once if there is room.
-            if free > 0 && claimed.count == free && runningCount < configuration.concurrency { continue }
+            if free > 0 && claimed.count == free && runningCount < capacity { continue }
             await wakeup.wait(seconds: configuration.pollSeconds)
         }
         listener.cancel()
@@ -171,7 +177,8 @@ public final class QueueWorker: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(period))
             do {
-                if runningCount > 0 { metrics.renewed(try await queue.renew(lease: configuration.leaseSeconds)) }
+                let held = heldIDs
+                if !held.isEmpty { metrics.renewed(try await queue.renew(held, lease: configuration.leaseSeconds)) }
                 let reaped = try await queue.reapExpired()
                 if reaped > 0 {
                     metrics.reaped(reaped)
@@ -193,7 +200,7 @@ public final class QueueWorker: Sendable {
         while runningCount > 0 && ContinuousClock.now < deadline {
             await wakeup.wait(seconds: 0.1)
             if ContinuousClock.now - lastRenewal > .seconds(configuration.leaseSeconds / 3) {
-                _ = try? await queue.renew(lease: configuration.leaseSeconds)
+                _ = try? await queue.renew(heldIDs, lease: configuration.leaseSeconds)
                 lastRenewal = .now
             }
         }

@@ -223,7 +223,8 @@ def scenario_restart(run):
     sources = [media[i % len(media)] for i in range(MANY * 2)]
     run.enqueue(sources)
     for _ in range(2):
-        run.workers.start("--concurrency", "2")
+        # A short lease: a claim whose reply the restart swallowed is reaped (and its attempt counted) soon.
+        run.workers.start("--concurrency", "2", "--lease", "3s")
     check(wait_until(run.conn, "SELECT count(*) > 0 FROM flipbook.jobs WHERE state = 'done'", listen=False),
           "nothing done before the restart")
     pending = states(run.conn)
@@ -235,10 +236,14 @@ def scenario_restart(run):
     run.enqueue(sources[:24])
     run.wait_all_finished()
     rows = check_many_results(run, sources + sources[:24])
-    check(all(r[3] == 1 for r in rows), "a job ran twice: " + str([r[:4] for r in rows if r[3] != 1][:5]))
+    # Attempt 2 only where the restart cut a claim or a run short: at most the jobs two workers hold at
+    # once (2 x concurrency 2, twice that claimed ahead). Results are fenced by attempt, so only one run of a
+    # job ever writes; more second attempts than that would mean jobs ran again without cause.
+    again = [r[:4] for r in rows if r[3] != 1]
+    check(all(r[3] <= 2 for r in rows) and len(again) <= 8, f"jobs run again without cause: {again[:10]}")
     codes = run.workers.stop_all()
     check(codes == [0, 0], f"SIGTERM exit codes {codes}")
-    print(f"{len(rows)} jobs done once each across a PostgreSQL restart")
+    print(f"{len(rows)} jobs done across a PostgreSQL restart; {len(again)} at attempt 2 (claims the restart cut)")
 
 
 def scenario_failures(run):
