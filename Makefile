@@ -15,14 +15,16 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavut
                 libdav1d-dev
 # Ghostscript's ICC profiles: a second CMYK profile (SWOP) for the colour tests.
 APT_PACKAGES += libgs-common
+# `flipbook worker`'s tests and bench: a real PostgreSQL 15, started by the tests in a temporary folder.
+APT_PACKAGES += postgresql-15
 
 # Python tools for tests and benchmarks (browser reference over CDP, SSIMULACRA2) live in a virtual
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
-PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate
+PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg
 
-.PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large
+.PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 
 all: build
 
@@ -128,6 +130,12 @@ serve: build
 bench-serve: release
 	$(BUILT_BY_RELEASE)
 	bench/serve.sh
+
+# `flipbook worker` on a throwaway PostgreSQL 15: queue cost per job against local probing, and how many
+# claims and completions per second one PostgreSQL carries (bench/ingest_worker.py says what it skips).
+bench-ingest: release venv
+	$(BUILT_BY_RELEASE)
+	nice -n 10 $(PY) bench/ingest_worker.py $(CURDIR)/$(RELEASE_BIN)
 
 clean:
 	rm -rf .build out bench/work

@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         // `make docs`: the DocC catalogs of Flipbook and FlipbookService as a static site.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `flipbook worker` (issue 20): PostgreSQL is the job queue.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: a real HTTP client for the server suite.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -119,11 +121,26 @@ let package = Package(
             name: "FlipbookGallery",
             dependencies: ["Flipbook"]
         ),
+        // The PostgreSQL job queue behind `flipbook worker` (issue 20): migrations, claims, leases, LISTEN/NOTIFY
+        // wake-ups and metrics. It runs jobs through a closure, so it does not know how a file is ingested.
+        .target(
+            name: "FlipbookWorker",
+            dependencies: [
+                "FlipbookService",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "flipbook",
             dependencies: [
                 "Flipbook",
                 "FlipbookServer",
+                "FlipbookWorker",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // One process per poster or thumbnail, so start-up is part of every job (issue 14). lld packs the
@@ -160,6 +177,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "FlipbookWorkerTests",
+            dependencies: [
+                "FlipbookWorker",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -29,12 +29,38 @@ else
   else bad "convert job: Indexed, completions 8 and --shard \$(JOB_COMPLETION_INDEX)/8 expected"; fi
 fi
 
+# KEDA's ScaledObject is a custom resource (no schema in kubernetes-validate): check its shape, and that it
+# scales the worker Deployment on a count of available jobs. The query itself runs against a real PostgreSQL
+# in WorkerQueueTests (scenario app).
+if out=$("$py" - "$here/deploy/keda/worker-scaledobject.yaml" "$here/deploy/kubernetes/worker.yaml" <<'PY' 2>&1
+import sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+deployment = yaml.safe_load(open(sys.argv[2]))
+auth = next(d for d in docs if d["kind"] == "TriggerAuthentication")
+scaled = next(d for d in docs if d["kind"] == "ScaledObject")
+assert all(d["apiVersion"] == "keda.sh/v1alpha1" for d in docs), "apiVersion"
+spec = scaled["spec"]
+assert spec["scaleTargetRef"]["name"] == deployment["metadata"]["name"], "scaleTargetRef must name the worker Deployment"
+(trigger,) = spec["triggers"]
+assert trigger["type"] == "postgresql", trigger["type"]
+assert trigger["authenticationRef"]["name"] == auth["metadata"]["name"], "authenticationRef"
+assert {p["parameter"] for p in auth["spec"]["secretTargetRef"]} == {"connection"}, "connection secret"
+query = trigger["metadata"]["query"]
+assert "flipbook.jobs" in query and "state = 'available'" in query, query
+assert int(trigger["metadata"]["targetQueryValue"]) > 0
+assert 0 <= spec["minReplicaCount"] < spec["maxReplicaCount"]
+PY
+); then ok "keda ScaledObject scales flipbook-worker on available jobs"; else bad "keda ScaledObject" "$out"; fi
+
 # systemd-analyze wants the ExecStart binary to exist: point it at this build's flipbook (or /bin/true).
 bin="$here/.build/debug/flipbook"; [ -x "$bin" ] || bin=/bin/true
+for name in flipbook flipbook-worker; do
+  unit="$work/$name.service"
+  sed "s#/usr/local/bin/flipbook#$bin#" "$here/deploy/systemd/$name.service" > "$unit"
+  out=$(systemd-analyze verify "$unit" 2>&1); rc=$?
+  if [ $rc -eq 0 ] && [ -z "$out" ]; then ok "systemd-analyze verify deploy/systemd/$name.service"; else bad "systemd-analyze verify deploy/systemd/$name.service" "$out"; fi
+done
 unit="$work/flipbook.service"
-sed "s#/usr/local/bin/flipbook#$bin#" "$here/deploy/systemd/flipbook.service" > "$unit"
-out=$(systemd-analyze verify "$unit" 2>&1); rc=$?
-if [ $rc -eq 0 ] && [ -z "$out" ]; then ok "systemd-analyze verify deploy/systemd/flipbook.service"; else bad "systemd-analyze verify deploy/systemd/flipbook.service" "$out"; fi
 sed 's/^TimeoutStopSec=.*/TimeoutStopSec=soon/' "$unit" > "$work/broken.service"
 out=$(systemd-analyze verify "$work/broken.service" 2>&1)
 if [ -n "$out" ]; then ok "systemd-analyze flags a broken unit"; else bad "systemd-analyze said nothing about TimeoutStopSec=soon"; fi

@@ -8,7 +8,7 @@ import Glibc
 /// The threads are our own (pthreads), so C work never blocks SwiftNIO's event loops or Swift's
 /// cooperative pool. `submit` fails at once with `DerivativeServiceError.busy` when `queueLimit` jobs are
 /// already waiting. Sized by the caller to the cores; libav's own threads are kept at 1 per job by default.
-final class WorkerPool: Sendable {
+package final class WorkerPool: Sendable {
     typealias Job = @Sendable () -> Void
 
     private final class Signal: @unchecked Sendable {
@@ -38,7 +38,7 @@ final class WorkerPool: Sendable {
     // Guarded by `signal.mutex`, not by the Mutex's own lock (which only satisfies the compiler).
     private nonisolated(unsafe) var state = State()
 
-    init(threads: Int, queueLimit: Int) {
+    package init(threads: Int, queueLimit: Int) {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
         for _ in 0..<self.threads { spawn() }
@@ -64,7 +64,7 @@ final class WorkerPool: Sendable {
     }
 
     /// Runs `body` on a pool thread and returns its result to the awaiting task.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             do {
                 try submit { continuation.resume(with: Result { try body() }) }
@@ -122,7 +122,7 @@ final class WorkerPool: Sendable {
 
 extension WorkerPool {
     /// Lets the threads end once the queue is empty. Jobs already queued still run.
-    func shutdown() {
+    package func shutdown() {
         pthread_mutex_lock(&signal.mutex)
         state.stopping = true
         pthread_cond_broadcast(&signal.condition)

@@ -11,6 +11,6 @@ import Testing
         let result = try Run.program("/bin/bash", [script], environment: ["FLIPBOOK_PYTHON": Run.python])
         print(result.stdout)
         #expect(result.status == 0, "check-deploy failed:\n\(result.stdout)\n\(result.stderr)")
-        #expect(result.stdout.contains("check-deploy: 8 passed, 0 failed"))
+        #expect(result.stdout.contains("check-deploy: 12 passed, 0 failed"))
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The SQL of the queue: claim, renew, finish, retry, reap, give back. Every write to a running job is
+/// fenced by `worker` and `attempts`, so a worker whose lease ran out (and whose job another worker now
+/// holds) can no longer change the row.
+struct JobQueue: Sendable {
+    let client: PostgresClient
+    let worker: String
+    let logger: Logger
+
+    /// Up to `limit` available jobs, highest priority first, then oldest; each becomes `running` under this
+    /// worker with `lease` seconds of lease and its attempt counted. SKIP LOCKED: concurrent claimers never
+    /// wait for each other or take the same row.
+    func claim(limit: Int, lease: Double) async throws -> [Job] {
+        let rows = try await client.query("""
+            WITH next AS (
+                SELECT id FROM flipbook.jobs
+                WHERE state = 'available' AND run_after <= now()
+                ORDER BY priority DESC, created_at, id
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED)
+            UPDATE flipbook.jobs AS j
+            SET state = 'running', attempts = j.attempts + 1, worker = \(worker),
+                started_at = now(), lease_until = now() + make_interval(secs => \(lease))
+            FROM next WHERE j.id = next.id
+            RETURNING j.id, j.source, j.recipe, j.attempts::int8, j.max_attempts::int8
+            """, logger: logger)
+        var jobs: [Job] = []
+        for try await (id, source, recipe, attempt, maxAttempts) in rows.decode((Int64, String, String, Int, Int).self) {
+            jobs.append(Job(id: id, source: source, recipe: recipe, attempt: attempt, maxAttempts: maxAttempts))
+        }
+        return jobs.sorted { $0.id < $1.id }
+    }
+
+    /// Extends the leases of `ids`, the jobs this worker knows it holds; returns how many rows it renewed.
+    /// Never "every running job with this worker's name": a claim whose reply was lost (PostgreSQL restarted
+    /// between its commit and the answer) leaves a job marked with our name that no thread will ever run,
+    /// and renewing it by name kept it `running` forever. Unrenewed, its lease expires and it is reaped.
+    func renew(_ ids: [Int64], lease: Double) async throws -> Int {
+        if ids.isEmpty { return 0 }
+        let rows = try await client.query("""
+            UPDATE flipbook.jobs SET lease_until = now() + make_interval(secs => \(lease))
+            WHERE id = ANY(\(ids)) AND worker = \(worker) AND state = 'running' RETURNING id
+            """, logger: logger)
+        return try await rows.collect().count
+    }
+
+    /// Records a result; false if the job is no longer this worker's (its lease expired meanwhile).
+    func finish(_ job: Job, result: String) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE flipbook.jobs
+            SET state = 'done', result = \(result)::jsonb, error = NULL, finished_at = now(), lease_until = NULL
+            WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
+            RETURNING id
+            """, logger: logger)
+        return try await !rows.collect().isEmpty
+    }
+
+    /// Records a failure: `failed` if permanent or out of attempts, else `available` again after `delay`
+    /// seconds. Returns the new state, or nil if the job is no longer this worker's.
+    func fail(_ job: Job, code: String, message: String, permanent: Bool, delay: Double) async throws -> String? {
+        let error = Self.errorJSON(code: code, message: message, attempt: job.attempt)
+        let rows = try await client.query("""
+            UPDATE flipbook.jobs
+            SET state = CASE WHEN \(permanent) OR attempts >= max_attempts THEN 'failed' ELSE 'available' END,
+                finished_at = CASE WHEN \(permanent) OR attempts >= max_attempts THEN now() END,
+                run_after = now() + make_interval(secs => \(delay)),
+                error = \(error)::jsonb, lease_until = NULL
+            WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
+            RETURNING state
+            """, logger: logger)
+        for try await state in rows.decode(String.self) { return state }
+        return nil
+    }
+
+    /// Hands running jobs back (shutdown past `--grace`): `available` at once, the attempt not counted.
+    func giveBack(_ jobs: [Job]) async throws {
+        for job in jobs {
+            _ = try await client.query("""
+                UPDATE flipbook.jobs SET state = 'available', attempts = attempts - 1, lease_until = NULL, run_after = now()
+                WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
+                """, logger: logger).collect()
+        }
+    }
+
+    /// Jobs whose lease ran out (their worker vanished) go back to `available`, their attempt counted, or end
+    /// `failed` if that was the last one. Any worker may run this; returns how many it reaped.
+    func reapExpired() async throws -> Int {
+        let rows = try await client.query("""
+            UPDATE flipbook.jobs
+            SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'available' END,
+                finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+                error = jsonb_build_object('code', 'lease-expired', 'attempt', attempts,
+                    'message', 'the worker running it (' || coalesce(worker, '?') || ') stopped renewing its lease'),
+                lease_until = NULL
+            WHERE state = 'running' AND lease_until < now()
+            RETURNING id
+            """, logger: logger)
+        return try await rows.collect().count
+    }
+
+    /// Row counts by state (for the metrics).
+    func countsByState() async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        let rows = try await client.query("SELECT state, count(*)::int8 FROM flipbook.jobs GROUP BY state", logger: logger)
+        for try await (state, count) in rows.decode((String, Int).self) { counts[state] = count }
+        return counts
+    }
+
+    static func errorJSON(code: String, message: String, attempt: Int) -> String {
+        let object: [String: Any] = ["code": code, "message": message, "attempt": attempt]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,101 @@
+import Logging
+import PostgresNIO
+
+/// Schema `flipbook`, in numbered migrations. `migrate` applies the missing ones in order, each in its own
+/// transaction, while holding a session advisory lock, so several machines may run it at once: the second
+/// waits for the first and then finds nothing to do. Never edit a released migration; append one.
+public enum Migrations {
+    /// The advisory lock key ("flip" in ASCII).
+    static let lockKey: Int64 = 0x666c_6970
+
+    /// One statement per string (PostgresNIO's extended protocol takes one statement per query).
+    static let steps: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE flipbook.jobs (
+                id           bigserial PRIMARY KEY,
+                source       text NOT NULL,
+                recipe       text NOT NULL DEFAULT 'default',
+                state        text NOT NULL DEFAULT 'available'
+                             CHECK (state IN ('available', 'running', 'done', 'failed', 'cancelled')),
+                priority     integer NOT NULL DEFAULT 0,
+                attempts     integer NOT NULL DEFAULT 0,
+                max_attempts integer NOT NULL DEFAULT 5,
+                run_after    timestamptz NOT NULL DEFAULT now(),
+                result       jsonb,
+                error        jsonb,
+                created_at   timestamptz NOT NULL DEFAULT now(),
+                started_at   timestamptz,
+                finished_at  timestamptz,
+                worker       text,
+                lease_until  timestamptz
+            )
+            """,
+            "CREATE INDEX jobs_claim ON flipbook.jobs (priority DESC, created_at, id) WHERE state = 'available'",
+            "CREATE INDEX jobs_lease ON flipbook.jobs (lease_until) WHERE state = 'running'",
+            // One wake-up per inserting statement, not per row: a bulk insert of 2,000 jobs sends one NOTIFY.
+            """
+            CREATE FUNCTION flipbook.notify_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('flipbook_jobs', ''); RETURN NULL; END $$
+            """,
+            """
+            CREATE TRIGGER jobs_inserted AFTER INSERT ON flipbook.jobs
+            FOR EACH STATEMENT EXECUTE FUNCTION flipbook.notify_jobs()
+            """,
+            // A job that ends (done or failed) sends its id on flipbook_done, at commit.
+            """
+            CREATE FUNCTION flipbook.notify_done() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('flipbook_done', NEW.id::text); RETURN NULL; END $$
+            """,
+            """
+            CREATE TRIGGER jobs_finished AFTER UPDATE OF state ON flipbook.jobs FOR EACH ROW
+            WHEN (NEW.state IN ('done', 'failed') AND OLD.state IS DISTINCT FROM NEW.state)
+            EXECUTE FUNCTION flipbook.notify_done()
+            """,
+        ]),
+    ]
+
+    public static var latestVersion: Int { steps.last?.version ?? 0 }
+
+    /// Creates or upgrades schema `flipbook`; returns the versions it applied.
+    @discardableResult
+    public static func migrate(client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withConnection { connection in
+            _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger).collect()
+            do {
+                let applied = try await apply(connection, logger: logger)
+                _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+                return applied
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger).collect()
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+                throw error
+            }
+        }
+    }
+
+    private static func apply(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        _ = try await connection.query("CREATE SCHEMA IF NOT EXISTS flipbook", logger: logger).collect()
+        _ = try await connection.query("""
+            CREATE TABLE IF NOT EXISTS flipbook.schema_migrations (
+                version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger).collect()
+        var current = 0
+        for try await version in try await connection.query(
+            "SELECT coalesce(max(version), 0)::int8 FROM flipbook.schema_migrations", logger: logger).decode(Int.self) {
+            current = version
+        }
+        var applied: [Int] = []
+        for step in steps where step.version > current {
+            _ = try await connection.query("BEGIN", logger: logger).collect()
+            for statement in step.statements {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+            }
+            _ = try await connection.query("INSERT INTO flipbook.schema_migrations (version) VALUES (\(step.version))", logger: logger).collect()
+            _ = try await connection.query("COMMIT", logger: logger).collect()
+            logger.info("applied migration \(step.version)")
+            applied.append(step.version)
+        }
+        return applied
+    }
+}

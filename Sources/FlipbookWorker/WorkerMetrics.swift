@@ -1,0 +1,58 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// The worker's Prometheus series, in a registry it owns (several workers in one process keep their own).
+public final class WorkerMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let done: CoreMetrics.Counter
+    private let failed: CoreMetrics.Counter
+    private let retries: CoreMetrics.Counter
+    private let renewals: CoreMetrics.Counter
+    private let expired: CoreMetrics.Counter
+    private let duration: CoreMetrics.Timer
+    private let running: CoreMetrics.Gauge
+    private let stateGauges: [String: CoreMetrics.Gauge]
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [.milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
+                                                   .milliseconds(250), .seconds(1), .seconds(2.5), .seconds(10), .seconds(30), .seconds(120)]
+        self.factory = factory
+        done = CoreMetrics.Counter(label: "flipbook_worker_jobs_total", dimensions: [("outcome", "done")], factory: factory)
+        failed = CoreMetrics.Counter(label: "flipbook_worker_jobs_total", dimensions: [("outcome", "failed")], factory: factory)
+        retries = CoreMetrics.Counter(label: "flipbook_worker_retries_total", factory: factory)
+        renewals = CoreMetrics.Counter(label: "flipbook_worker_lease_renewals_total", factory: factory)
+        expired = CoreMetrics.Counter(label: "flipbook_worker_leases_expired_total", factory: factory)
+        duration = CoreMetrics.Timer(label: "flipbook_worker_job_duration_seconds", factory: factory)
+        running = CoreMetrics.Gauge(label: "flipbook_worker_running", factory: factory)
+        var gauges: [String: CoreMetrics.Gauge] = [:]
+        for state in ["available", "running", "done", "failed", "cancelled"] {
+            gauges[state] = CoreMetrics.Gauge(label: "flipbook_queue_jobs", dimensions: [("state", state)], factory: factory)
+        }
+        stateGauges = gauges
+        for counter in [done, failed, retries, renewals, expired] { counter.increment(by: 0) }
+    }
+
+    func finished(state: String, seconds: Double) {
+        switch state {
+        case "done": done.increment()
+        case "failed": failed.increment()
+        default: retries.increment()
+        }
+        duration.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    func renewed(_ count: Int) { renewals.increment(by: Int64(count)) }
+    func reaped(_ count: Int) { expired.increment(by: Int64(count)) }
+    func running(_ count: Int) { running.record(count) }
+
+    /// The table's rows by state; `available` is the queue depth.
+    func states(_ counts: [String: Int]) {
+        for (state, gauge) in stateGauges { gauge.record(counts[state] ?? 0) }
+    }
+
+    /// Prometheus text exposition.
+    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Dispatch
+import FlipbookWorker
+import Hummingbird
+import Logging
+import PostgresNIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run ingest jobs from PostgreSQL (table flipbook.jobs), or create/upgrade that schema with --migrate.",
+        discussion: """
+            Apps enqueue with INSERT INTO flipbook.jobs (source) VALUES ('relative/path') in their own transaction. \
+            SIGTERM or SIGINT: stop claiming, finish running jobs within --grace or give them back, exit 0. \
+            See docs/ingest-worker.md for the table and its states.
+            """)
+
+    @Option(help: "postgres://user[:password]@host[:port]/database, or postgres://user@/database?host=/socket/dir.") var database: String
+    @Flag(help: "Create or upgrade schema flipbook, then exit (safe from several machines at once).") var migrate = false
+    @Option(help: "The folder job sources are relative to.") var root: String?
+    @Option(name: .shortAndLong, help: "The folder outputs go under.") var output: String?
+    @Option(help: "Jobs at once (default: the number of cores).") var concurrency: Int?
+    @Option(help: "A recipe file (JSON).") var recipe: String?
+    @Option(help: "Seconds a claim holds without a heartbeat, e.g. 30 or 30s.") var lease = "30s"
+    @Option(help: "Seconds running jobs get after SIGTERM before they are given back.") var grace = "30s"
+    @Option(help: "Seconds between polls when no NOTIFY arrives.") var poll = "2s"
+    @Option(help: "Serve /health and /metrics on this loopback port (0: any, printed).") var metricsPort: Int?
+    @Option(help: "Address for --metrics-port.") var metricsHost = "127.0.0.1"
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    static func seconds(_ text: String) -> Double? {
+        let trimmed = text.hasSuffix("ms") ? String(text.dropLast(2)) : text.hasSuffix("s") ? String(text.dropLast()) : text
+        guard let value = Double(trimmed), value > 0, value.isFinite else { return nil }
+        return text.hasSuffix("ms") ? value / 1000 : value
+    }
+
+    func validate() throws {
+        for (name, value) in [("--lease", lease), ("--grace", grace), ("--poll", poll)] where Self.seconds(value) == nil {
+            throw ValidationError("\(name) takes seconds, e.g. 30s or 500ms")
+        }
+        if !migrate && (root == nil || output == nil) { throw ValidationError("--root and -o are needed unless --migrate") }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
+        if recipe != nil { throw ValidationError("--recipe needs FlipbookIngest's recipe files, not in this build yet") }
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "flipbook.worker")
+        logger.logLevel = level
+        let client: PostgresClient
+        do {
+            client = PostgresClient(configuration: try DatabaseURL.configuration(database), backgroundLogger: logger)
+        } catch {
+            printError("flipbook worker: \(error)")
+            throw ExitCode(2)
+        }
+        let failed = FailureFlag()
+        let done = DispatchSemaphore(value: 0)
+        if migrate {
+            let logger = logger
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await client.run() }
+                    do {
+                        let applied = try await Migrations.migrate(client: client, logger: logger)
+                        printError("flipbook worker: schema flipbook at version \(Migrations.latestVersion)"
+                                   + (applied.isEmpty ? " (nothing to do)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
+                    } catch {
+                        printError("flipbook worker --migrate: \(String(reflecting: error))")
+                        failed.set()
+                    }
+                    group.cancelAll()
+                }
+                done.signal()
+            }
+            done.wait()
+            if failed.isSet { throw ExitCode(1) }
+            return
+        }
+
+        var configuration = QueueWorker.Configuration()
+        configuration.concurrency = concurrency ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        configuration.leaseSeconds = Self.seconds(lease)!
+        configuration.graceSeconds = Self.seconds(grace)!
+        configuration.pollSeconds = Self.seconds(poll)!
+        let jobs = WorkerJobs(root: root!, output: output!)
+        let worker = QueueWorker(client: client, configuration: configuration, logger: logger) { jobs.run($0) }
+
+        // SIGTERM and SIGINT stop claiming; the process exits 0 once running jobs are done or given back.
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        let signals = [SIGTERM, SIGINT].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { worker.stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        let metricsPort = metricsPort, metricsHost = metricsHost, log = logger, name = configuration.name, slots = configuration.concurrency
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                if let metricsPort {
+                    group.addTask {
+                        do {
+                            try await WorkerHTTP.serve(worker: worker, host: metricsHost, port: metricsPort, logger: log)
+                        } catch {
+                            printError("flipbook worker: metrics server: \(error)")
+                        }
+                    }
+                }
+                printError("flipbook worker: \(name) running \(slots) at once")
+                await worker.run()
+                group.cancelAll()
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
+/// `/health` and `/metrics` for a worker.
+enum WorkerHTTP {
+    static func serve(worker: QueueWorker, host: String, port: Int, logger: Logger) async throws {
+        let router = Router()
+        router.get("health") { _, _ in "ok\n" }
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: worker.metrics.exposition())))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), onServerRunning: { channel in
+            printError("flipbook worker: metrics on http://\(host):\(channel.localAddress?.port ?? port)/metrics")
+        }, logger: logger)
+        try await app.runService(gracefulShutdownSignals: [])
+    }
+}
+
+/// A flag set from a task and read after it has finished (the semaphore orders the two).
+private final class FailureFlag: @unchecked Sendable {
+    private(set) var isSet = false
+    func set() { isSet = true }
+}

@@ -1,0 +1,22 @@
+import FlipbookWorker
+import XCTest
+
+final class DatabaseURLTests: XCTestCase {
+    func testUnixSocketURL() throws {
+        let configuration = try DatabaseURL.configuration("postgres://app@/media?host=/run/postgresql&port=5433")
+        XCTAssertEqual(configuration.unixSocketPath, "/run/postgresql/.s.PGSQL.5433")
+        XCTAssertEqual(configuration.username, "app")
+        XCTAssertEqual(configuration.database, "media")
+    }
+
+    func testTCPURL() throws {
+        let configuration = try DatabaseURL.configuration("postgresql://app:s%40cret@db.internal:6432/media?sslmode=disable")
+        XCTAssertEqual(configuration.host, "db.internal")
+        XCTAssertEqual(configuration.port, 6432)
+        XCTAssertEqual(configuration.password, "s@cret")
+    }
+
+    func testRejectsOtherSchemes() {
+        XCTAssertThrowsError(try DatabaseURL.configuration("mysql://app@db/media"))
+    }
+}

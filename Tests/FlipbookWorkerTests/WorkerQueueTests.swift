@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+/// `flipbook worker` end to end: a real PostgreSQL 15 (Debian's, started by Tests/worker/pgqueue.py in a
+/// temporary folder as the `postgres` user), apps written with psycopg, worker processes of this build, and
+/// ffprobe as the oracle. Each test is one scenario of Tests/worker/queue_tests.py; it waits on NOTIFY and
+/// the table, never on a deadline. XCTest runs these synchronously on its own thread, off the cooperative pool.
+final class WorkerQueueTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static var python: String {
+        if let env = ProcessInfo.processInfo.environment["FLIPBOOK_PYTHON"], FileManager.default.isExecutableFile(atPath: env) { return env }
+        return packageRoot.appendingPathComponent(".build/venv/bin/python3").path
+    }
+
+    func scenario(_ name: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/initdb") else {
+            throw XCTSkip("PostgreSQL 15 is not installed (make deps installs postgresql-15)")
+        }
+        let binary = Self.packageRoot.appendingPathComponent(".build/debug/flipbook").path
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "\(binary) missing: swift build first")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/worker/queue_tests.py").path, binary, name]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        print(text)
+        XCTAssertEqual(process.terminationStatus, 0, "scenario \(name) failed:\n\(text)")
+        XCTAssertTrue(text.contains("\(name): ok"), text)
+    }
+
+    /// An app enqueues in its transaction and reads results back; a rolled-back transaction's jobs never run.
+    func testAppEnqueuesInItsTransaction() throws { try scenario("app") }
+    /// Many jobs, three workers: each done once (attempts 1); results match ffprobe.
+    func testThreeWorkersRunEachJobOnce() throws { try scenario("many") }
+    /// kill -9 of a worker holding jobs: another finishes them after the lease (attempts 2).
+    func testKilledWorkersJobsAreFinishedByAnother() throws { try scenario("kill") }
+    /// PostgreSQL restarted mid-run: all done, none twice.
+    func testSurvivesDatabaseRestart() throws { try scenario("restart") }
+    /// Bombs, truncated, unknown: failed at attempt 1; a late source is retried to done.
+    func testPermanentAndTransientFailures() throws { try scenario("failures") }
+}

@@ -1,0 +1,304 @@
+"""`flipbook worker` against a real PostgreSQL 15, apps written with psycopg, and ffprobe as the oracle.
+
+    queue_tests.py FLIPBOOK_BINARY SCENARIO     (scenarios: app, many, kill, restart, failures)
+
+Run by Tests/FlipbookWorkerTests/WorkerQueueTests.swift. Every wait is on NOTIFY flipbook_done or on the
+table, with a generous ceiling; nothing is timed. Exit 0 = pass; anything else prints why.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pgqueue import Postgres, Workers, states, wait_until  # noqa: E402
+
+CORPUS = os.environ.get("FLIPBOOK_CORPUS", os.path.join(os.path.dirname(__file__), "../../../shared/corpus"))
+# 500 jobs over three workers, as the issue asks (about 8 s of probe jobs here; bench-ingest runs 2,000).
+MANY = int(os.environ.get("FLIPBOOK_WORKER_TEST_JOBS", "500"))
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def make_media(root):
+    """Real media from ffmpeg's test sources: MP4s, GIFs, PNGs and JPEGs of several sizes and lengths."""
+    files = []
+    specs = [("mp4", 320, 240, 1.0), ("mp4", 640, 360, 2.0), ("mp4", 176, 144, 0.5), ("mp4", 854, 480, 1.5),
+             ("gif", 120, 90, 1.0), ("gif", 200, 150, 0.5), ("png", 300, 200, 0), ("png", 64, 64, 0),
+             ("jpg", 800, 600, 0), ("jpg", 1024, 768, 0), ("jpg", 33, 17, 0), ("png", 1000, 10, 0)]
+    for i, (ext, w, h, seconds) in enumerate(specs):
+        path = os.path.join(root, f"media/{i:02d}.{ext}")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if ext == "mp4":
+            args = ["-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate=25:duration={seconds}",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "ultrafast"]
+        elif ext == "gif":
+            args = ["-f", "lavfi", "-i", f"testsrc=size={w}x{h}:rate=10:duration={seconds}"]
+        else:
+            args = ["-f", "lavfi", "-i", f"testsrc2=size={w}x{h}", "-frames:v", "1"]
+        subprocess.run(["ffmpeg", "-v", "error", "-y", *args, path], check=True)
+        files.append(os.path.relpath(path, root))
+    return files
+
+
+def ffprobe(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                          "stream=width,height:format=duration,format_name", "-of", "json", path],
+                         check=True, capture_output=True, text=True).stdout
+    data = json.loads(out)
+    stream = data["streams"][0]
+    fmt = data["format"]
+    duration = float(fmt["duration"]) if "duration" in fmt and fmt["format_name"].startswith("mov") else None
+    return stream["width"], stream["height"], duration
+
+
+class Run:
+    def __init__(self, binary):
+        self.tmp = tempfile.mkdtemp(prefix="flipbook-worker-test-")
+        os.chmod(self.tmp, 0o755)
+        self.root = os.path.join(self.tmp, "root")
+        self.out = os.path.join(self.tmp, "out")
+        os.makedirs(self.root)
+        os.makedirs(self.out)
+        self.pg = Postgres()
+        self.workers = Workers(binary, self.pg, self.root, self.out, self.tmp)
+        # Two migrations at once: the advisory lock makes one wait and find nothing to do.
+        migrations = [self.workers.migrate() for _ in range(2)]
+        for proc in migrations:
+            _, err = proc.communicate(timeout=120)
+            check(proc.returncode == 0, f"--migrate failed: {err}")
+        self.conn = self.pg.connect()
+        (version,) = self.conn.execute("SELECT max(version) FROM flipbook.schema_migrations").fetchone()
+        (count,) = self.conn.execute("SELECT count(*) FROM flipbook.schema_migrations").fetchone()
+        self.conn.commit()
+        check(count == version, f"migrations applied more than once: {count} rows for version {version}")
+
+    def close(self, ok):
+        codes = self.workers.stop_all()
+        if not ok:
+            print(self.workers.logs())
+        self.conn.close()
+        self.pg.destroy()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        return codes
+
+    def enqueue(self, sources, recipe="probe"):
+        with self.pg.connect() as app:
+            with app.transaction():
+                with app.cursor() as cur:
+                    cur.executemany("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, %s)",
+                                    [(s, recipe) for s in sources])
+
+    def wait_all_finished(self, ceiling=600):
+        ok = wait_until(self.conn, "SELECT count(*) = 0 FROM flipbook.jobs WHERE state IN ('available', 'running')",
+                        ceiling=ceiling)
+        check(ok, f"jobs still pending after {ceiling} s: {states(self.conn)}")
+
+
+def scenario_app(run):
+    """An app enqueues inside its transaction and reads results back; a rolled-back upload never runs."""
+    media = make_media(run.root)
+    run.workers.start("--concurrency", "2")
+    app = run.pg.connect()
+    app.execute("LISTEN flipbook_done")
+    app.commit()
+    # A rolled-back upload: its rows never become visible, so no worker can claim them.
+    with app.transaction():
+        app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('media/00.mp4', 'probe'), ('media/06.png', 'probe')")
+        raise psycopg.Rollback()
+    app2 = run.pg.connect()
+    app2.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('media/01.mp4', 'probe')")
+    app2.rollback()
+    with app2.transaction():
+        ids = [app2.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (m,)).fetchone()[0]
+               for m in media[:4]]
+    pending = set(ids)
+    deadline = time.monotonic() + 300
+    while pending and time.monotonic() < deadline:
+        for note in app.notifies(timeout=1.0, stop_after=1):
+            pending.discard(int(note.payload))
+        rows = app.execute("SELECT id FROM flipbook.jobs WHERE id = ANY(%s) AND state = 'done'", (list(pending),)).fetchall()
+        app.commit()
+        pending -= {r[0] for r in rows}
+    check(not pending, f"jobs {sorted(pending)} not done: {states(run.conn)}")
+    for job_id, source in zip(ids, media[:4]):
+        (result, attempts) = app.execute("SELECT result, attempts FROM flipbook.jobs WHERE id = %s", (job_id,)).fetchone()
+        app.commit()
+        w, h, _ = ffprobe(os.path.join(run.root, source))
+        check(attempts == 1, f"job {job_id}: {attempts} attempts")
+        check((result["width"], result["height"]) == (w, h), f"{source}: result {result} vs ffprobe {w}x{h}")
+    # KEDA's trigger query (deploy/keda) runs against the real schema and counts what is waiting.
+    import yaml
+    keda = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../deploy/keda/worker-scaledobject.yaml")
+    scaled = [d for d in yaml.safe_load_all(open(keda)) if d["kind"] == "ScaledObject"][0]
+    (available,) = app.execute(scaled["spec"]["triggers"][0]["metadata"]["query"]).fetchone()
+    app.commit()
+    check(available == 0, f"KEDA query counts {available} available jobs on a drained queue")
+    (total,) = app.execute("SELECT count(*) FROM flipbook.jobs").fetchone()
+    app.commit()
+    check(total == 4, f"{total} rows: a rolled-back insert became a job")
+    # Latency on an idle queue, for the log only (a timed assertion would be a flaky test).
+    time.sleep(0.5)
+    app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('media/06.png', 'probe')")
+    app.commit()
+    check(wait_until(run.conn, "SELECT count(*) = 5 FROM flipbook.jobs WHERE state = 'done'"), "the fifth job never ran")
+    # created_at is the inserting transaction's start, and this one committed at once.
+    (lag,) = run.conn.execute("SELECT extract(epoch FROM started_at - created_at) * 1000 FROM flipbook.jobs ORDER BY id DESC LIMIT 1").fetchone()
+    print(f"idle queue: committed -> started in {lag:.1f} ms")
+
+
+def check_many_results(run, sources):
+    truth = {s: ffprobe(os.path.join(run.root, s)) for s in set(sources)}
+    rows = run.conn.execute("SELECT id, source, state, attempts, result FROM flipbook.jobs ORDER BY id").fetchall()
+    run.conn.commit()
+    check(len(rows) == len(sources), f"{len(rows)} rows for {len(sources)} jobs")
+    for job_id, source, state, attempts, result in rows:
+        check(state == "done", f"job {job_id} ({source}) ended {state}")
+        w, h, duration = truth[source]
+        check((result["width"], result["height"]) == (w, h), f"{source}: {result} vs ffprobe {w}x{h}")
+        if duration is not None:
+            check(abs(result["durationMs"] - duration * 1000) <= 45, f"{source}: {result['durationMs']} ms vs ffprobe {duration} s")
+    return rows
+
+
+def scenario_many(run):
+    """MANY jobs, three worker processes: each done exactly once (attempts 1), results match ffprobe."""
+    media = make_media(run.root)
+    sources = [media[i % len(media)] for i in range(MANY)]
+    run.enqueue(sources)
+    for _ in range(3):
+        run.workers.start("--concurrency", "2")
+    run.wait_all_finished()
+    rows = check_many_results(run, sources)
+    check(all(r[3] == 1 for r in rows), "a job ran more than once: " + str([r[:4] for r in rows if r[3] != 1][:5]))
+    (workers,) = run.conn.execute("SELECT count(DISTINCT worker) FROM flipbook.jobs").fetchone()
+    print(f"{len(rows)} jobs done by {workers} workers, each once")
+    codes = run.workers.stop_all()
+    check(codes == [0, 0, 0], f"SIGTERM exit codes {codes}")
+
+
+def scenario_kill(run):
+    """kill -9 of a worker holding jobs: another finishes them after the lease expires (attempts 2)."""
+    media = make_media(run.root)
+    videos = [m for m in media if m.endswith(".mp4")]
+    run.enqueue([videos[i % len(videos)] for i in range(400)])
+    victim = run.workers.start("--concurrency", "2", "--lease", "2s")
+    held = []
+    deadline = time.monotonic() + 300
+    while not held and time.monotonic() < deadline:
+        os.kill(victim.pid, signal.SIGSTOP)
+        held = [r[0] for r in run.conn.execute(
+            "SELECT id FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s", (f"%:{victim.pid}:%",)).fetchall()]
+        run.conn.commit()
+        if held:
+            os.kill(victim.pid, signal.SIGKILL)
+        else:
+            os.kill(victim.pid, signal.SIGCONT)
+            time.sleep(0.01)
+    victim.wait()
+    check(held, "never caught the worker holding a job")
+    run.workers.start("--concurrency", "2", "--lease", "2s")
+    run.wait_all_finished()
+    rows = dict((r[0], (r[1], r[2])) for r in run.conn.execute("SELECT id, state, attempts FROM flipbook.jobs").fetchall())
+    run.conn.commit()
+    for job_id in held:
+        check(rows[job_id] == ("done", 2), f"held job {job_id} ended {rows[job_id]}, expected done at attempt 2")
+    others = [v for k, v in rows.items() if k not in held]
+    check(all(v == ("done", 1) for v in others), f"other jobs: {sorted(set(others))}")
+    print(f"{len(held)} job(s) held by the killed worker finished at attempt 2; {len(others)} others at attempt 1")
+
+
+def scenario_restart(run):
+    """PostgreSQL restarted mid-run: every job still ends done; none ran twice at once."""
+    media = make_media(run.root)
+    sources = [media[i % len(media)] for i in range(MANY * 2)]
+    run.enqueue(sources)
+    for _ in range(2):
+        # A short lease: a claim whose reply the restart swallowed is reaped (and its attempt counted) soon.
+        run.workers.start("--concurrency", "2", "--lease", "3s")
+    check(wait_until(run.conn, "SELECT count(*) > 0 FROM flipbook.jobs WHERE state = 'done'", listen=False),
+          "nothing done before the restart")
+    pending = states(run.conn)
+    print(f"restarting PostgreSQL at {pending}")
+    run.conn.close()
+    run.pg.restart()
+    run.conn = run.pg.connect()
+    # After the restart, more jobs: the workers must reconnect, re-LISTEN and claim them.
+    run.enqueue(sources[:24])
+    run.wait_all_finished()
+    rows = check_many_results(run, sources + sources[:24])
+    # Attempt 2 only where the restart cut a claim or a run short: at most the jobs two workers hold at
+    # once (2 x concurrency 2, twice that claimed ahead). Results are fenced by attempt, so only one run of a
+    # job ever writes; more second attempts than that would mean jobs ran again without cause.
+    again = [r[:4] for r in rows if r[3] != 1]
+    check(all(r[3] <= 2 for r in rows) and len(again) <= 8, f"jobs run again without cause: {again[:10]}")
+    codes = run.workers.stop_all()
+    check(codes == [0, 0], f"SIGTERM exit codes {codes}")
+    print(f"{len(rows)} jobs done across a PostgreSQL restart; {len(again)} at attempt 2 (claims the restart cut)")
+
+
+def scenario_failures(run):
+    """Bombs, truncated and unknown files fail at attempt 1 with code and message; a missing source that
+    appears later is retried and ends done."""
+    # Files whose headers are already wrong, so the probe recipe fails on them. (Pixel bombs such as
+    # max_size.jpg declare a valid header and fail only in the decoding recipes.)
+    bad = {
+        "bomb.gif": "gif/pillow/decompression_bomb.gif",
+        "zero-width.gif": "gif/pillow/zero_width.gif",
+        "truncated.png": "png/image-png/x_unexpected_eof.png",
+        "corrupt.jpg": "jpeg/sharp/corrupt-header.jpg",
+    }
+    os.makedirs(os.path.join(run.root, "bad"))
+    for name, rel in bad.items():
+        shutil.copy(os.path.join(CORPUS, rel), os.path.join(run.root, "bad", name))
+    with open(os.path.join(run.root, "bad", "unknown.bin"), "wb") as f:
+        f.write(b"this is not media at all\n" * 40)
+    media = make_media(run.root)
+    run.enqueue([f"bad/{n}" for n in [*bad, "unknown.bin"]] + ["later/arrives.mp4", "../escape.mp4"])
+    run.workers.start("--concurrency", "2")
+    ok = wait_until(run.conn, "SELECT error IS NOT NULL FROM flipbook.jobs WHERE source = 'later/arrives.mp4'")
+    check(ok, "the missing source never failed its first attempt")
+    (state, attempts, error) = run.conn.execute(
+        "SELECT state, attempts, error FROM flipbook.jobs WHERE source = 'later/arrives.mp4'").fetchone()
+    run.conn.commit()
+    check(state in ("available", "running") and attempts == 1, f"missing source: {state} after {attempts}: {error}")
+    os.makedirs(os.path.join(run.root, "later"))
+    shutil.copy(os.path.join(run.root, media[0]), os.path.join(run.root, "later/arrives.mp4"))
+    run.wait_all_finished()
+    for source, state, attempts, error, result in run.conn.execute(
+            "SELECT source, state, attempts, error, result FROM flipbook.jobs ORDER BY id").fetchall():
+        if source == "later/arrives.mp4":
+            check(state == "done" and attempts == 2, f"{source}: {state} at attempt {attempts}")
+            check(result["width"] == 320, f"{source}: {result}")
+        else:
+            check(state == "failed" and attempts == 1, f"{source}: {state} at attempt {attempts}, {error}")
+            check(error["code"] in ("unknown-format", "unsupported", "corrupt", "truncated", "limit-exceeded", "invalid-argument"),
+                  f"{source}: code {error}")
+            check(len(error["message"]) > 10, f"{source}: message {error}")
+            print(f"{source}: failed at attempt 1, {error['code']}: {error['message']}")
+    run.conn.commit()
+
+
+def main():
+    binary, name = sys.argv[1], sys.argv[2]
+    run = Run(binary)
+    ok = False
+    try:
+        globals()[f"scenario_{name}"](run)
+        ok = True
+    finally:
+        run.close(ok)
+    print(f"{name}: ok")
+
+
+if __name__ == "__main__":
+    main()
