@@ -9,12 +9,19 @@ struct JobQueue: Sendable {
     let client: PostgresClient
     let worker: String
     let logger: Logger
+    /// Seconds to wait for any one statement before retrying it (see `Deadline`).
+    var timeout: Double = 10
+
+    /// Runs `query` and collects its rows, or throws `QueryTimeout` after `timeout` seconds.
+    private func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await Deadline.run(seconds: timeout) { [client, logger] in try await client.query(query, logger: logger).collect() }
+    }
 
     /// Up to `limit` available jobs, highest priority first, then oldest; each becomes `running` under this
     /// worker with `lease` seconds of lease and its attempt counted. SKIP LOCKED: concurrent claimers never
     /// wait for each other or take the same row.
     func claim(limit: Int, lease: Double) async throws -> [Job] {
-        let rows = try await client.query("""
+        let rows = try await rows("""
             WITH next AS (
                 SELECT id FROM flipbook.jobs
                 WHERE state = 'available' AND run_after <= now()
@@ -26,9 +33,10 @@ struct JobQueue: Sendable {
                 started_at = now(), lease_until = now() + make_interval(secs => \(lease))
             FROM next WHERE j.id = next.id
             RETURNING j.id, j.source, j.recipe, j.attempts::int8, j.max_attempts::int8
-            """, logger: logger)
+            """)
         var jobs: [Job] = []
-        for try await (id, source, recipe, attempt, maxAttempts) in rows.decode((Int64, String, String, Int, Int).self) {
+        for row in rows {
+            let (id, source, recipe, attempt, maxAttempts) = try row.decode((Int64, String, String, Int, Int).self)
             jobs.append(Job(id: id, source: source, recipe: recipe, attempt: attempt, maxAttempts: maxAttempts))
         }
         return jobs.sorted { $0.id < $1.id }
@@ -40,29 +48,27 @@ struct JobQueue: Sendable {
     /// and renewing it by name kept it `running` forever. Unrenewed, its lease expires and it is reaped.
     func renew(_ ids: [Int64], lease: Double) async throws -> Int {
         if ids.isEmpty { return 0 }
-        let rows = try await client.query("""
+        return try await rows("""
             UPDATE flipbook.jobs SET lease_until = now() + make_interval(secs => \(lease))
             WHERE id = ANY(\(ids)) AND worker = \(worker) AND state = 'running' RETURNING id
-            """, logger: logger)
-        return try await rows.collect().count
+            """).count
     }
 
     /// Records a result; false if the job is no longer this worker's (its lease expired meanwhile).
     func finish(_ job: Job, result: String) async throws -> Bool {
-        let rows = try await client.query("""
+        return try await !rows("""
             UPDATE flipbook.jobs
             SET state = 'done', result = \(result)::jsonb, error = NULL, finished_at = now(), lease_until = NULL
             WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
             RETURNING id
-            """, logger: logger)
-        return try await !rows.collect().isEmpty
+            """).isEmpty
     }
 
     /// Records a failure: `failed` if permanent or out of attempts, else `available` again after `delay`
     /// seconds. Returns the new state, or nil if the job is no longer this worker's.
     func fail(_ job: Job, code: String, message: String, permanent: Bool, delay: Double) async throws -> String? {
         let error = Self.errorJSON(code: code, message: message, attempt: job.attempt)
-        let rows = try await client.query("""
+        let rows = try await rows("""
             UPDATE flipbook.jobs
             SET state = CASE WHEN \(permanent) OR attempts >= max_attempts THEN 'failed' ELSE 'available' END,
                 finished_at = CASE WHEN \(permanent) OR attempts >= max_attempts THEN now() END,
@@ -70,25 +76,24 @@ struct JobQueue: Sendable {
                 error = \(error)::jsonb, lease_until = NULL
             WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
             RETURNING state
-            """, logger: logger)
-        for try await state in rows.decode(String.self) { return state }
-        return nil
+            """)
+        return try rows.first?.decode(String.self)
     }
 
     /// Hands running jobs back (shutdown past `--grace`): `available` at once, the attempt not counted.
     func giveBack(_ jobs: [Job]) async throws {
         for job in jobs {
-            _ = try await client.query("""
+            _ = try await rows("""
                 UPDATE flipbook.jobs SET state = 'available', attempts = attempts - 1, lease_until = NULL, run_after = now()
                 WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
-                """, logger: logger).collect()
+                """)
         }
     }
 
     /// Jobs whose lease ran out (their worker vanished) go back to `available`, their attempt counted, or end
     /// `failed` if that was the last one. Any worker may run this; returns how many it reaped.
     func reapExpired() async throws -> Int {
-        let rows = try await client.query("""
+        return try await rows("""
             UPDATE flipbook.jobs
             SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'available' END,
                 finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
@@ -97,15 +102,16 @@ struct JobQueue: Sendable {
                 lease_until = NULL
             WHERE state = 'running' AND lease_until < now()
             RETURNING id
-            """, logger: logger)
-        return try await rows.collect().count
+            """).count
     }
 
     /// Row counts by state (for the metrics).
     func countsByState() async throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        let rows = try await client.query("SELECT state, count(*)::int8 FROM flipbook.jobs GROUP BY state", logger: logger)
-        for try await (state, count) in rows.decode((String, Int).self) { counts[state] = count }
+        for row in try await rows("SELECT state, count(*)::int8 FROM flipbook.jobs GROUP BY state") {
+            let (state, count) = try row.decode((String, Int).self)
+            counts[state] = count
+        }
         return counts
     }
 

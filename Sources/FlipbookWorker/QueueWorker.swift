@@ -46,8 +46,13 @@ public final class QueueWorker: Sendable {
         self.metrics = metrics
         self.runner = runner
         self.logger = logger
-        queue = JobQueue(client: client, worker: configuration.name, logger: logger)
-        pool = WorkerPool(threads: configuration.concurrency, queueLimit: configuration.concurrency)
+        // A statement unanswered for half a lease (at least 5 s) is retried on another connection (`Deadline`).
+        queue = JobQueue(client: client, worker: configuration.name, logger: logger, timeout: max(5, configuration.leaseSeconds / 2))
+        // Room for every job the loop may hold (2 x concurrency) beside the ones whose threads have resumed
+        // their task but not yet counted themselves free: with a queue of only `concurrency`, the next claim
+        // sometimes arrived first and the pool refused it as busy, failing the job's attempt 1 (seen as
+        // "attempts 2" in the 500-job test under load).
+        pool = WorkerPool(threads: configuration.concurrency, queueLimit: configuration.concurrency * 2)
     }
 
     /// Stop claiming; `run` returns once running jobs end (or are given back after the grace period).
@@ -130,6 +135,7 @@ public final class QueueWorker: Sendable {
                     let delay = retryDelay(attempt: job.attempt)
                     if let state = try await queue.fail(job, code: code, message: message, permanent: permanent, delay: delay) {
                         metrics.finished(state: state, seconds: seconds)
+                        logger.notice("job \(job.id) (\(job.source)) attempt \(job.attempt): \(code): \(message); now \(state)")
                     } else {
                         logger.warning("job \(job.id): lease lost before it failed")
                     }
