@@ -57,14 +57,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        var logger = Logger(label: "flipbook.serve")
-        logger.logLevel = level
+        let logger = bootstrapStderrLogging(levelName: logLevel, label: "flipbook.serve")
         var configuration = FlipbookHTTPServer.Configuration(root: root)
         configuration.host = host
         configuration.port = port

@@ -48,14 +48,7 @@ struct WorkerCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        var logger = Logger(label: "flipbook.worker")
-        logger.logLevel = level
+        let logger = bootstrapStderrLogging(levelName: logLevel, label: "flipbook.worker")
         let client: PostgresClient
         do {
             client = PostgresClient(configuration: try DatabaseURL.configuration(database), backgroundLogger: logger)
