@@ -103,7 +103,9 @@ package final class FrameEncoder {
         if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
         self.loopCount = loopCount
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
-        try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+faststart+use_metadata_tags"] : [:])
+        // The index goes to the front in `finish` (MP4FastStart), not by +faststart, whose second pass logs on
+        // the host's standard error.
+        try muxer.writeHeader(options: options.container == .mp4 ? ["movflags": "+use_metadata_tags"] : [:])
         meter = measure ? try QualityMeter(stream: stream, width: paddedWidth, height: paddedHeight) : nil
 
         scaler = try SwsScaler(sourceWidth: Int32(paddedWidth), sourceHeight: Int32(paddedHeight), sourceFormat: AV_PIX_FMT_RGB24,
@@ -257,7 +259,10 @@ package final class FrameEncoder {
         }
         try meter?.decode(nil)
         var bytes = try muxer.finish()
-        if container == .mp4 { MP4Duration.set(&bytes, milliseconds: endMs) }
+        if container == .mp4 {
+            MP4Duration.set(&bytes, milliseconds: endMs)
+            if let indexFirst = MP4FastStart.moveIndexToFront(bytes) { bytes = indexFirst }
+        }
         return bytes
     }
 }

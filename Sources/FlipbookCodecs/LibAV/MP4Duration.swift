@@ -46,7 +46,7 @@ package enum MP4Duration {
 
     /// The payload range of the first box named `name` directly inside `range` (which holds whole boxes; for a
     /// full box the payload starts at its version byte).
-    private static func child(of range: Range<Int>, named name: String, in bytes: [UInt8]) -> Range<Int>? {
+    static func child(of range: Range<Int>, named name: String, in bytes: [UInt8]) -> Range<Int>? {
         let want = Array(name.utf8)
         var at = range.lowerBound
         while at + 8 <= range.upperBound {
@@ -65,7 +65,7 @@ package enum MP4Duration {
         return nil
     }
 
-    private static func read32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    static func read32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
     }
 }
