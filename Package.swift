@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Flipbook", targets: ["Flipbook"]),
         .library(name: "FlipbookService", targets: ["FlipbookService"]),
+        .library(name: "FlipbookIngest", targets: ["FlipbookIngest"]),
         .executable(name: "flipbook", targets: ["flipbook"]),
     ],
     dependencies: [
@@ -121,6 +122,13 @@ let package = Package(
             name: "FlipbookGallery",
             dependencies: ["Flipbook"]
         ),
+        // The ingestion stage's library (issue 20): recipes, placeholders (ThumbHash, BlurHash) and the result
+        // of one upload, written under an output root by content hash. `flipbook ingest` and `flipbook worker`
+        // are thin layers over it.
+        .target(
+            name: "FlipbookIngest",
+            dependencies: ["Flipbook", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The PostgreSQL job queue behind `flipbook worker` (issue 20): migrations, claims, leases, LISTEN/NOTIFY
         // wake-ups and metrics. It runs jobs through a closure, so it does not know how a file is ingested.
         .target(
@@ -139,6 +147,7 @@ let package = Package(
                 "Flipbook",
                 "FlipbookServer",
                 "FlipbookWorker",
+                "FlipbookIngest",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -186,6 +195,10 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "FlipbookIngestTests",
+            dependencies: ["FlipbookIngest", "Flipbook", "FlipbookTestSupport"]
         ),
         .testTarget(
             name: "FlipbookGalleryTests",

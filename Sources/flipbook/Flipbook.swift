@@ -9,7 +9,7 @@ struct FlipbookCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flipbook",
         abstract: "Thumbnails, frames and probes for images and video.",
-        subcommands: [Thumb.self, Frames.self, Convert.self, Poster.self, PreviewCommand.self, StoryboardCommand.self, BundleCommand.self, Probe.self, ServeCommand.self, WorkerCommand.self]
+        subcommands: [Thumb.self, Frames.self, Convert.self, Poster.self, PreviewCommand.self, StoryboardCommand.self, BundleCommand.self, Probe.self, IngestCommand.self, ServeCommand.self, WorkerCommand.self]
     )
 
     /// The first Ctrl-C asks running decodes and encodes to stop at their next frame (they fail with a

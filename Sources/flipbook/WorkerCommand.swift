@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FlipbookIngest
 import FlipbookWorker
 import Hummingbird
 import Logging
@@ -23,7 +24,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "The folder job sources are relative to.") var root: String?
     @Option(name: .shortAndLong, help: "The folder outputs go under.") var output: String?
     @Option(help: "Jobs at once (default: the number of cores).") var concurrency: Int?
-    @Option(help: "A recipe file (JSON).") var recipe: String?
+    @Option(help: "A JSON recipe file: its recipes join the built-in default and probe, which jobs pick by name (column recipe).") var recipe: String?
     @Option(help: "Seconds a claim holds without a heartbeat, e.g. 30 or 30s.") var lease = "30s"
     @Option(help: "Seconds running jobs get after SIGTERM before they are given back.") var grace = "30s"
     @Option(help: "Seconds between polls when no NOTIFY arrives.") var poll = "2s"
@@ -44,7 +45,6 @@ struct WorkerCommand: ParsableCommand {
         if !migrate && (root == nil || output == nil) { throw ValidationError("--root and -o are needed unless --migrate") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
-        if recipe != nil { throw ValidationError("--recipe needs FlipbookIngest's recipe files, not in this build yet") }
     }
 
     func run() throws {
@@ -85,7 +85,14 @@ struct WorkerCommand: ParsableCommand {
         configuration.leaseSeconds = Self.seconds(lease)!
         configuration.graceSeconds = Self.seconds(grace)!
         configuration.pollSeconds = Self.seconds(poll)!
-        let jobs = WorkerJobs(root: root!, output: output!)
+        let recipes: RecipeBook
+        do {
+            recipes = try recipe.map { try RecipeBook.load(path: $0) } ?? .builtIn
+        } catch {
+            printError("flipbook worker: --recipe: \(describe(error))")
+            throw ExitCode(2)
+        }
+        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency)
         let worker = QueueWorker(client: client, configuration: configuration, logger: logger) { jobs.run($0) }
 
         // SIGTERM and SIGINT stop claiming; the process exits 0 once running jobs are done or given back.

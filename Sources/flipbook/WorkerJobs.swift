@@ -1,38 +1,31 @@
 import Flipbook
+import FlipbookIngest
 import FlipbookWorker
 
-/// What `flipbook worker` does with one claimed job: resolve its source under the root, run its recipe,
-/// and turn the result or the typed error into a `JobOutcome`.
+/// What `flipbook worker` does with one claimed job: resolve its source under the root, run the recipe the
+/// job names through `Ingester` (the same code and result as `flipbook ingest`), and turn the result into a
+/// `JobOutcome`.
 struct WorkerJobs: Sendable {
     let root: String
-    let output: String
+    let ingester: Ingester
 
-    /// Codes no retry can change: the same bytes fail the same way.
+    init(root: String, output: String, recipes: RecipeBook, concurrency: Int) {
+        self.root = root
+        var ingester = Ingester(outputRoot: output, recipes: recipes)
+        ingester.encoderThreads = concurrency > 1 ? 1 : 0
+        self.ingester = ingester
+    }
+
+    /// Codes no retry can change: the same bytes (or the same job row) fail the same way.
     static let permanentCodes: Set<String> = ["unknown-format", "unsupported", "corrupt", "truncated", "limit-exceeded", "invalid-argument"]
 
     func run(_ job: Job) -> JobOutcome {
         guard let path = resolve(job.source) else {
             return .failed(code: "invalid-argument", message: "source \(job.source) is not a path inside the root", permanent: true)
         }
-        switch job.recipe {
-        case "probe":
-            do {
-                let info = try MediaInput(path: path).probe()
-                return .done(result: info.jsonLine(file: job.source))
-            } catch {
-                return Self.outcome(error)
-            }
-        default:
-            // The derivative recipes come with FlipbookIngest (issue 20's first half).
-            return .failed(code: "unsupported", message: "recipe \(job.recipe) is not known to this worker (known: probe)", permanent: true)
-        }
-    }
-
-    static func outcome(_ error: Error) -> JobOutcome {
-        guard let typed = error as? FlipbookError else {
-            return .failed(code: "error", message: String(describing: error), permanent: false)
-        }
-        return .failed(code: typed.code.rawValue, message: typed.description, permanent: permanentCodes.contains(typed.code.rawValue))
+        let result = ingester.ingest(path: path, source: job.source, recipe: job.recipe)
+        guard let error = result.error else { return .done(result: result.json()) }
+        return .failed(code: error.code, message: error.message, permanent: Self.permanentCodes.contains(error.code))
     }
 
     /// `root/source`, or nil for an absolute source or one that climbs out with `..`.

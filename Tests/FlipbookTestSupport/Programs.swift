@@ -1,20 +1,20 @@
 import Foundation
 
 /// The package root (two levels above this file).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// Runs a helper program (ffmpeg, ffprobe, scripts) and collects its output; stderr is drained on another
+/// Shared by the test targets: runs a helper program (ffmpeg, ffprobe, scripts) and collects its output; stderr is drained on another
 /// thread so a chatty child never blocks on a full pipe.
-enum Run {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+public enum Run {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
     }
 
     @discardableResult
-    static func program(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    public static func program(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -39,7 +39,7 @@ enum Run {
         let done = DispatchSemaphore(value: 0)
     }
 
-    static func which(_ tool: String) -> String? {
+    public static func which(_ tool: String) -> String? {
         for dir in ["/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin", "/sbin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
             return "\(dir)/\(tool)"
         }
@@ -47,7 +47,7 @@ enum Run {
     }
 
     /// The venv's Python ($FLIPBOOK_PYTHON, else .build/venv, else the system one).
-    static var python: String {
+    public static var python: String {
         if let env = ProcessInfo.processInfo.environment["FLIPBOOK_PYTHON"], FileManager.default.isExecutableFile(atPath: env) { return env }
         let venv = packageRoot.appendingPathComponent(".build/venv/bin/python3").path
         return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
@@ -55,22 +55,23 @@ enum Run {
 }
 
 /// A temporary directory removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("flipbook-gallery-\(UUID().uuidString)")
+public final class TemporaryDirectory {
+    public let url: URL
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("flipbook-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
-struct ToolFailed: Error, CustomStringConvertible {
-    let description: String
+public struct ToolFailed: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// ffmpeg with `-y -loglevel error`, failing the test on a non-zero status.
-func ffmpeg(_ arguments: [String]) throws {
+public func ffmpeg(_ arguments: [String]) throws {
     let result = try Run.program("/usr/bin/ffmpeg", ["-y", "-loglevel", "error"] + arguments)
     guard result.status == 0 else { throw ToolFailed(description: "ffmpeg \(arguments): \(result.stderr)") }
 }

@@ -1,0 +1,208 @@
+import Crypto
+import Flipbook
+import Foundation
+
+/// Runs a recipe over one source: hashes its bytes, probes it, computes its placeholders, makes each
+/// derivative and writes it atomically under the output root at a path from the content hash
+/// (`ab/cd/<sha256>/<name>.<ext>`), then records the result beside them. Identical uploads share one set of
+/// derivatives; running a source again whose result is recorded (and whose files are all there) rewrites
+/// nothing and returns the same result. `flipbook ingest` and `flipbook worker` are thin layers over it.
+///
+/// Blocking: call it from a thread of your own (a worker pool), never the cooperative pool.
+public struct Ingester: Sendable {
+    /// The folder outputs go under.
+    public let outputRoot: String
+    public let recipes: RecipeBook
+    public let limits: Limits
+    /// Encoder threads per MP4 (0: libx264's choice). A process running several sources at once wants 1.
+    public var encoderThreads = 0
+
+    public init(outputRoot: String, recipes: RecipeBook = .builtIn, limits: Limits = Limits()) {
+        self.outputRoot = outputRoot.hasSuffix("/") && outputRoot.count > 1 ? String(outputRoot.dropLast()) : outputRoot
+        self.recipes = recipes
+        self.limits = limits
+    }
+
+    /// The result for the file at `path`, reported as `source` (default: `path`), made with the recipe called
+    /// `recipe` (nil: the book's default). Never throws: failures are in the result's `error`.
+    public func ingest(path: String, source: String? = nil, recipe recipeName: String? = nil,
+                       isCancelled: (@Sendable () -> Bool)? = nil) -> IngestResult {
+        let source = source ?? path
+        let recipe: Recipe
+        do {
+            recipe = try recipes.recipe(named: recipeName)
+        } catch {
+            return IngestResult(source: source, recipe: recipeName ?? recipes.defaultName, error: error)
+        }
+        do {
+            let check = isCancelled ?? { false }
+            return try Cancellation.watching(check) { try run(path: path, source: source, recipe: recipe, isCancelled: isCancelled) }
+        } catch {
+            return IngestResult(source: source, recipe: recipe.name, error: error)
+        }
+    }
+
+    private func run(path: String, source: String, recipe: Recipe, isCancelled: (@Sendable () -> Bool)?) throws -> IngestResult {
+        let file = try FileByteSource(path: path)
+        try limits.checkBytes(file.count)
+        var result = IngestResult(source: source, recipe: recipe.name)
+        let digest = try Self.sha256(of: file)
+        result.sha256 = digest
+        result.bytes = file.count
+        let folder = Self.folder(for: digest)
+        let record = "\(outputRoot)/\(folder)/result.\(recipe.name).\(Self.recipeTag(recipe)).json"
+        if let earlier = recorded(at: record) {
+            var again = earlier
+            again.source = source
+            return again
+        }
+
+        let media = MediaInput(source: file, name: source, limits: limits)
+        let info = try media.probe()
+        result.type = info.type.rawValue
+        result.width = info.width
+        result.height = info.height
+        result.orientation = info.orientation
+        result.durationMs = info.durationMs
+        result.frames = info.frames
+        result.loopCount = info.loopCount
+        result.hasAlpha = info.hasAlpha
+        let kind = try Self.kind(of: info)
+        let wanted = recipe.derivatives(for: kind)
+        if recipe.placeholders { result.placeholder = try Placeholder(input: media) }
+        if !wanted.isEmpty || recipe.placeholders {
+            try makeDirectories("\(outputRoot)/\(folder)")
+        }
+        for derivative in wanted {
+            for (name, file, bytes, contentType, size) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
+                let relative = "\(folder)/\(file)"
+                try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)")
+                result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
+                                                sha256: Self.hex(SHA256.hash(data: bytes)), width: size.width,
+                                                height: size.height, durationMs: size.durationMs))
+            }
+        }
+        if !wanted.isEmpty || recipe.placeholders {
+            // Recorded without the source's name: identical uploads under other names share it.
+            var stored = result
+            stored.source = ""
+            try AtomicFile.write(Array(stored.json().utf8), to: record)
+        }
+        return result
+    }
+
+    typealias Made = (name: String, file: String, bytes: [UInt8], contentType: String,
+                      size: (width: Int?, height: Int?, durationMs: Int?))
+
+    private func make(_ d: Recipe.Derivative, media: MediaInput, kind: Recipe.Kind,
+                      isCancelled: (@Sendable () -> Bool)?) throws -> [Made] {
+        switch d.operation {
+        case .thumb, .poster:
+            let request = ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
+            let encoded = try EncodedImage(image: try media.thumbnailImage(request), format: d.format, quality: d.quality)
+            return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, Self.contentType(d.format),
+                     (encoded.width, encoded.height, nil))]
+        case .video:
+            return [try animationMP4(d, media: media, isCancelled: isCancelled)]
+        case .preview:
+            if kind == .animation { return [try animationMP4(d, media: media, isCancelled: isCancelled)] }
+            var options = PreviewOptions()
+            options.size = d.size ?? 320
+            options.format = .mp4
+            options.video.threads = encoderThreads
+            options.video.decode.isCancelled = isCancelled
+            let preview = try VideoPreview.make(media, options: options)
+            return [(d.name, "\(d.name).mp4", preview.data, "video/mp4", (preview.width, preview.height, preview.durationMs))]
+        case .storyboard:
+            var options = StoryboardOptions()
+            options.isCancelled = isCancelled
+            let board = try Storyboard.make(media, options: options)
+            var made: [Made] = board.sheets.enumerated().map { index, sheet in
+                ("\(d.name)-sheet-\(index)", "\(d.name)-\(index).jpg", sheet.data, "image/jpeg", (sheet.width, sheet.height, nil))
+            }
+            // The cues name the sheets beside the WebVTT file.
+            let vtt = Array(board.webVTT(sheetName: { "\(d.name)-\($0).jpg" }).utf8)
+            made.insert((d.name, "\(d.name).vtt", vtt, "text/vtt; charset=utf-8", (nil, nil, board.durationMs)), at: 0)
+            return made
+        }
+    }
+
+    private func animationMP4(_ d: Recipe.Derivative, media: MediaInput, isCancelled: (@Sendable () -> Bool)?) throws -> Made {
+        var options = VideoConversionOptions()
+        options.maxSize = d.size
+        options.threads = encoderThreads
+        options.decode.limits = limits
+        options.decode.isCancelled = isCancelled
+        let video = try GIFToVideo.convert(media.source, options: options)
+        return (d.name, "\(d.name).mp4", video.data, "video/mp4", (video.width, video.height, video.durationMs))
+    }
+
+    /// A recorded result, if there is one and every file it lists is still there.
+    private func recorded(at path: String) -> IngestResult? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let result = try? JSONDecoder().decode(IngestResult.self, from: data),
+              result.flipbookVersion == FlipbookVersion.current,
+              result.derivatives.allSatisfy({ FileManager.default.fileExists(atPath: "\(outputRoot)/\($0.path)") })
+        else { return nil }
+        return result
+    }
+
+    /// Still, animation (more than one frame) or video; `.unknownFormat` for anything else.
+    static func kind(of info: MediaInfo) throws -> Recipe.Kind {
+        if info.type.isVideo { return .video }
+        if info.type.isAnimation { return (info.frames ?? 2) > 1 ? .animation : .still }
+        if info.type.isStill { return .still }
+        throw FlipbookError(.unknownFormat, "not a recognised image or video format")
+    }
+
+    /// `ab/cd/<sha256>`: two levels of 256 folders keep any one folder small.
+    static func folder(for digest: String) -> String {
+        let c = Array(digest)
+        return "\(String(c[0..<2]))/\(String(c[2..<4]))/\(digest)"
+    }
+
+    /// Eight hex digits that change when the recipe's definition (or Flipbook's version) does, so a changed
+    /// recipe under the same name is made afresh.
+    static func recipeTag(_ recipe: Recipe) -> String {
+        String(hex(SHA256.hash(data: Array("\(FlipbookVersion.current) \(recipe)".utf8))).prefix(8))
+    }
+
+    static func sha256(of file: FileByteSource) throws -> String {
+        var hasher = SHA256()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var offset = 0
+        while offset < file.count {
+            let n = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+            if n == 0 { throw FlipbookError(.truncated, "\(file.path) shrank while it was read") }
+            hasher.update(data: chunk[0..<n])
+            offset += n
+        }
+        return hex(hasher.finalize())
+    }
+
+    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
+        let digits = Array("0123456789abcdef")
+        var out = ""
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return out
+    }
+
+    static func contentType(_ format: OutputFormat) -> String {
+        switch format {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
+
+    private func makeDirectories(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw FlipbookError(.io, "cannot create \(path)", underlying: "\(error)")
+        }
+    }
+}

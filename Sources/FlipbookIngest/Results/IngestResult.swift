@@ -1,0 +1,109 @@
+import Flipbook
+import Foundation
+
+/// One source's outcome, the same from `flipbook ingest` and `flipbook worker`: what the bytes are, their
+/// placeholders, the derivatives written, or the error. Encoded as one JSON object with every key present
+/// (`null` where a field does not apply) and keys sorted, so the same inputs give the same bytes.
+public struct IngestResult: Sendable, Equatable, Codable {
+    /// The source as it was named (a path, or a job's `source`).
+    public var source: String
+    /// Hex SHA-256 of the source's bytes; nil if it could not be read.
+    public var sha256: String?
+    public var bytes: Int?
+    /// `MediaType`'s name (`jpeg`, `gif`, `mp4`, ...).
+    public var type: String?
+    public var width: Int?
+    public var height: Int?
+    public var orientation: Int?
+    public var durationMs: Int?
+    public var frames: Int?
+    public var loopCount: Int?
+    public var hasAlpha: Bool?
+    public var placeholder: Placeholder?
+    public var derivatives: [OutputFile]
+    /// The recipe that ran.
+    public var recipe: String
+    public var flipbookVersion: String
+    public var error: Failure?
+
+    /// One written file.
+    public struct OutputFile: Sendable, Equatable, Codable {
+        /// The recipe's name for it (storyboard sheets: `<name>-sheet-N`).
+        public var name: String
+        /// Relative to the output root.
+        public var path: String
+        public var contentType: String
+        public var bytes: Int
+        public var sha256: String
+        public var width: Int?
+        public var height: Int?
+        public var durationMs: Int?
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(path, forKey: .path)
+            try c.encode(contentType, forKey: .contentType)
+            try c.encode(bytes, forKey: .bytes)
+            try c.encode(sha256, forKey: .sha256)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+            try c.encode(durationMs, forKey: .durationMs)
+        }
+    }
+
+    /// A typed error's stable code (`FlipbookError.Code`) and its message.
+    public struct Failure: Sendable, Equatable, Codable {
+        public var code: String
+        public var message: String
+    }
+
+    /// A result that carries only `error`.
+    public init(source: String, recipe: String, error: any Error) {
+        self.source = source
+        self.recipe = recipe
+        derivatives = []
+        flipbookVersion = FlipbookVersion.current
+        let typed = error as? FlipbookError
+        self.error = Failure(code: typed?.code.rawValue ?? "error", message: typed?.description ?? String(describing: error))
+    }
+
+    init(source: String, recipe: String) {
+        self.source = source
+        self.recipe = recipe
+        derivatives = []
+        flipbookVersion = FlipbookVersion.current
+    }
+
+    /// Whether it failed.
+    public var failed: Bool { error != nil }
+
+    /// One line of JSON (no newline inside).
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Every field is a plain value: encoding cannot fail.
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(sha256, forKey: .sha256)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(type, forKey: .type)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(orientation, forKey: .orientation)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(loopCount, forKey: .loopCount)
+        try c.encode(hasAlpha, forKey: .hasAlpha)
+        try c.encode(placeholder, forKey: .placeholder)
+        try c.encode(derivatives, forKey: .derivatives)
+        try c.encode(recipe, forKey: .recipe)
+        try c.encode(flipbookVersion, forKey: .flipbookVersion)
+        try c.encode(error, forKey: .error)
+    }
+}
+

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Dispatch
+import Flipbook
+import FlipbookIngest
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct IngestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Make each upload's derivatives, metadata and placeholders on this machine (no server, no database).",
+        discussion: """
+            Every source gets one JSON line: its type, size, duration, frames, ThumbHash and BlurHash, and the \
+            derivatives its recipe makes, written under OUT at ab/cd/<sha256>/<name>.<ext> (identical uploads \
+            share them; a source already done is not made again). The default recipe: still -> thumb (320 px \
+            WebP), large (1280 px JPEG); animation -> video (looping silent MP4), poster (320 px JPEG); video \
+            -> poster, preview (hover MP4), storyboard (WebVTT and sheets). Exit status 1 if any source failed. \
+            See docs/ingest-worker.md for recipe files and the result's fields.
+            """)
+
+    @Argument(help: "Files and folders (recursed); - reads paths from standard input, one a line.") var inputs: [String]
+    @Option(name: .shortAndLong, help: "The folder outputs go under.") var output: String
+    @Option(help: "A built-in recipe (default, probe) or a JSON recipe file.") var recipe = "default"
+    @Option(help: "Sources at once (default: the number of cores).") var jobs: Int?
+    @Option(help: "Write the JSON lines to this file (atomically, in input order) instead of standard output.") var manifest: String?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if inputs.isEmpty { throw ValidationError("name at least one file or folder, or - for a list on standard input") }
+    }
+
+    /// The recipe book and the recipe name `--recipe` means: a built-in name, or a file's default recipe.
+    static func recipes(_ option: String) throws -> (book: RecipeBook, name: String?) {
+        if RecipeBook.builtIn.recipes[option] != nil { return (.builtIn, option) }
+        do {
+            return (try RecipeBook.load(path: option), nil)
+        } catch let error as FlipbookError where error.code == .io {
+            throw ValidationError("--recipe \(option): neither a built-in recipe (default, probe) nor a readable file")
+        } catch {
+            throw ValidationError("--recipe: \(describe(error))")
+        }
+    }
+
+    func run() throws {
+        let (book, recipeName) = try Self.recipes(recipe)
+        try makeDirectory(output)
+        let sources = try gatherSources()
+        let workers = min(max(1, sources.count), jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        var ingester = Ingester(outputRoot: output, recipes: book)
+        // Several sources at once: one encoder thread each, as `convert --jobs` does.
+        ingester.encoderThreads = workers > 1 ? 1 : 0
+        let lines = Mutex([String?](repeating: nil, count: sources.count))
+        let failures = Atomic<Int>(0)
+        let next = Atomic<Int>(0)
+        let progress = Progress(total: sources.count)
+        let toStdout = manifest == nil
+        let work: @Sendable (Int) -> Void = { [ingester] _ in
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < sources.count else { return }
+                let result = ingester.ingest(path: sources[i], recipe: recipeName)
+                if result.failed {
+                    failures.add(1, ordering: .relaxed)
+                    if !toStdout { printError("flipbook: \(sources[i]): \(result.error!.message)") }
+                }
+                let line = result.json()
+                lines.withLock { all in
+                    all[i] = line
+                    // Printed as each finishes, under the lock so lines never interleave.
+                    if toStdout { printOut(line) }
+                }
+                progress.step(failed: result.failed)
+            }
+        }
+        if workers <= 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        if let manifest {
+            let text = lines.withLock { $0.compactMap { $0 }.map { $0 + "\n" }.joined() }
+            try writeAtomically(Array(text.utf8), to: manifest, protecting: sources)
+        }
+        if failures.load(ordering: .relaxed) > 0 { throw ExitCode(1) }
+    }
+
+    /// The files to ingest: named files as given, folders recursed (hidden entries and the output folder
+    /// skipped), `-` read from standard input. Named paths that do not exist are kept: their result says so.
+    func gatherSources() throws -> [String] {
+        var sources: [String] = []
+        let outputReal = realPath(output)
+        for input in inputs {
+            if input == "-" {
+                let text = String(decoding: try readAll(fd: 0), as: UTF8.self)
+                sources += text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { !$0.isEmpty }
+            } else if isDirectory(input) {
+                let root = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
+                sources += ConversionPlan.walk(root).filter { path in
+                    let relative = path.dropFirst(root.count + 1)
+                    if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { return false }
+                    guard let outputReal, let real = realPath(path) else { return true }
+                    return !real.hasPrefix(outputReal + "/")
+                }.sorted()
+            } else {
+                sources.append(input)
+            }
+        }
+        return sources
+    }
+
+    func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
