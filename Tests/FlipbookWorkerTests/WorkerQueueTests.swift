@@ -44,4 +44,6 @@ final class WorkerQueueTests: XCTestCase {
     func testSurvivesDatabaseRestart() throws { try scenario("restart") }
     /// Bombs, truncated, unknown: failed at attempt 1; a late source is retried to done.
     func testPermanentAndTransientFailures() throws { try scenario("failures") }
+    /// The default recipe and a recipe file's: results equal `flipbook ingest`'s; files, hashes and sizes by ffprobe.
+    func testRecipesThroughTheQueueMatchLocalIngest() throws { try scenario("recipes") }
 }

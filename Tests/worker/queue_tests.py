@@ -1,10 +1,11 @@
 """`flipbook worker` against a real PostgreSQL 15, apps written with psycopg, and ffprobe as the oracle.
 
-    queue_tests.py FLIPBOOK_BINARY SCENARIO     (scenarios: app, many, kill, restart, failures)
+    queue_tests.py FLIPBOOK_BINARY SCENARIO     (scenarios: app, many, kill, restart, failures, recipes)
 
 Run by Tests/FlipbookWorkerTests/WorkerQueueTests.swift. Every wait is on NOTIFY flipbook_done or on the
 table, with a generous ceiling; nothing is timed. Exit 0 = pass; anything else prints why.
 """
+import hashlib
 import json
 import os
 import shutil
@@ -286,6 +287,53 @@ def scenario_failures(run):
             check(len(error["message"]) > 10, f"{source}: message {error}")
             print(f"{source}: failed at attempt 1, {error['code']}: {error['message']}")
     run.conn.commit()
+
+
+def scenario_recipes(run):
+    """The default recipe and a recipe file's recipe through the queue: the result is the one `flipbook ingest`
+    gives for the same file, every derivative is on disk with its hash, and ffprobe agrees with its size. An
+    unknown recipe name and a pixel bomb fail at attempt 1 with invalid-argument and limit-exceeded."""
+    media = make_media(run.root)
+    shutil.copy(os.path.join(CORPUS, "jpeg/jpeg-decoder/max_size.jpg"), os.path.join(run.root, "media/bomb.jpg"))
+    recipe_file = os.path.join(run.tmp, "recipes.json")
+    with open(recipe_file, "w") as f:
+        json.dump({"recipes": {"tiny": {"still": [{"name": "t", "operation": "thumb", "size": 48, "format": "png"}],
+                                        "animation": [{"name": "t", "operation": "poster", "size": 48, "format": "png"}],
+                                        "video": [{"name": "t", "operation": "poster", "size": 48, "format": "png"}]}}}, f)
+    run.enqueue(media + ["media/bomb.jpg"], recipe="default")
+    run.enqueue(media[:4] + media[6:8], recipe="tiny")
+    run.enqueue(["media/00.mp4"], recipe="nonesuch")
+    run.workers.start("--concurrency", "2", "--recipe", recipe_file)
+    run.wait_all_finished()
+    rows = run.conn.execute("SELECT source, recipe, state, attempts, result, error FROM flipbook.jobs ORDER BY id").fetchall()
+    run.conn.commit()
+    # The same files through `flipbook ingest` (run in the root, so the sources read the same), into its own folder.
+    local_out = os.path.join(run.tmp, "local")
+    local = subprocess.run([run.workers.binary, "ingest", *media, "-o", local_out, "--jobs", "2"], cwd=run.root,
+                           capture_output=True, text=True)
+    check(local.returncode == 0, f"flipbook ingest: {local.stderr}")
+    by_source = {json.loads(line)["source"]: json.loads(line) for line in local.stdout.splitlines()}
+    for source, recipe, state, attempts, result, error in rows:
+        if recipe == "nonesuch" or source == "media/bomb.jpg":
+            want = "invalid-argument" if recipe == "nonesuch" else "limit-exceeded"
+            check(state == "failed" and attempts == 1 and error["code"] == want, f"{source} ({recipe}): {state}, {attempts}, {error}")
+            print(f"{source} ({recipe}): failed at attempt 1, {error['code']}: {error['message']}")
+            continue
+        check(state == "done" and attempts == 1, f"{source} ({recipe}): {state} at attempt {attempts}: {error}")
+        check(result["source"] == source and result["recipe"] == recipe, f"{source}: {result}")
+        if recipe == "default":
+            check(result == by_source[source], f"{source}: the worker's result differs from flipbook ingest's:\n{result}\n{by_source[source]}")
+        for d in result["derivatives"]:
+            path = os.path.join(run.out, d["path"])
+            data = open(path, "rb").read()
+            check(len(data) == d["bytes"] and hashlib.sha256(data).hexdigest() == d["sha256"], f"{path}: {d}")
+            if path.endswith(".vtt"):
+                continue
+            w, h, _ = ffprobe(path)
+            check((w, h) == (d["width"], d["height"]), f"{path}: ffprobe {w}x{h} vs {d}")
+            check(max(w, h) <= (48 if recipe == "tiny" else 1280), f"{path}: {w}x{h}")
+        check(result["placeholder"]["thumbhash"] and len(result["placeholder"]["blurhash"]) == 28, f"{source}: {result['placeholder']}")
+    print(f"{len(rows)} jobs: the default and a file's recipe through the queue match flipbook ingest")
 
 
 def main():
