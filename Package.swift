@@ -120,7 +120,7 @@ let package = Package(
         // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.
         .target(
             name: "FlipbookGallery",
-            dependencies: ["Flipbook"]
+            dependencies: ["Flipbook", "FlipbookIngest"]
         ),
         // The ingestion stage's library (issue 20): recipes, placeholders (ThumbHash, BlurHash) and the result
         // of one upload, written under an output root by content hash. `flipbook ingest` and `flipbook worker`
@@ -202,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlipbookGalleryTests",
-            dependencies: ["FlipbookGallery", "Flipbook", "FlipbookTestSupport"]
+            dependencies: ["FlipbookGallery", "Flipbook", "FlipbookIngest", "FlipbookTestSupport"]
         ),
     ]
 )

@@ -1,3 +1,4 @@
+import Dispatch
 import Flipbook
 import Synchronization
 
@@ -25,6 +26,9 @@ public final class Gallery: Sendable {
         public var tileSize = 320
         /// Probes kept in memory (by file identity). Default 50,000.
         public var probeCacheEntries = 50_000
+        /// Give each item a ThumbHash (`thumbhash`), which the page paints until the poster arrives. Costs one
+        /// small decode per file, once (kept with its probe). Default true.
+        public var placeholders = true
         /// Library limits for probing. Default `Limits()`.
         public var limits = Limits()
         /// Turns a request target into the URL to emit (appends `sig=` when signing). Default: unchanged.
@@ -50,6 +54,8 @@ public final class Gallery: Sendable {
         public var height: Int?
         public var durationMs: Int?
         public var frames: Int?
+        /// Base64 ThumbHash of the poster's picture, nil for folders (and when placeholders are off).
+        public var thumbhash: String?
     }
 
     /// A page of a listing and the cursor of the next, if any.
@@ -73,7 +79,8 @@ public final class Gallery: Sendable {
         }
         self.configuration = configuration
         realRoot = real == "/" ? "" : real
-        probes = ProbeCache(capacity: configuration.probeCacheEntries, limits: configuration.limits)
+        probes = ProbeCache(capacity: configuration.probeCacheEntries, limits: configuration.limits,
+                            placeholders: configuration.placeholders)
     }
 
     // MARK: - Listing
@@ -99,12 +106,19 @@ public final class Gallery: Sendable {
         var items: [Item] = []
         var scanned = 0
         var lastExamined: [UInt8]?
+        // In batches of at most the items still wanted, examined in parallel (a cold entry is a probe and a
+        // small decode for its placeholder), kept in name order; a batch never overshoots the limit.
         while index < names.count, items.count < limit, scanned < configuration.maxScan {
-            let name = names[index]
-            index += 1
-            scanned += 1
-            lastExamined = name
-            if let item = item(named: name, in: segments, folder: folder) { items.append(item) }
+            let batch = Array(names[index..<min(names.count, index + min(limit - items.count, configuration.maxScan - scanned))])
+            let found = Mutex([Item?](repeating: nil, count: batch.count))
+            DispatchQueue.concurrentPerform(iterations: batch.count) { i in
+                let made = item(named: batch[i], in: segments, folder: folder)
+                found.withLock { $0[i] = made }
+            }
+            items += found.withLock { $0.compactMap { $0 } }
+            index += batch.count
+            scanned += batch.count
+            lastExamined = batch.last
         }
         guard index < names.count, let lastExamined else { return Listing(items: items, next: nil, nextURL: nil) }
         let next = Cursor.after(lastExamined)
@@ -182,7 +196,8 @@ public final class Gallery: Sendable {
         }
         guard status.isRegular else { return nil }
         let key = ProbeCache.Key(device: status.device, inode: status.inode, size: status.size, modifiedNs: status.modifiedNs)
-        guard let info = probes.info(path: real, key: key) else { return nil }
+        guard let entry = probes.entry(path: real, key: key) else { return nil }
+        let info = entry.info
         let size = configuration.tileSize
         let kind: String
         var video: String?
@@ -198,7 +213,8 @@ public final class Gallery: Sendable {
             poster = sign("/thumb/\(encoded)?size=\(size)")
         }
         return Item(kind: kind, name: name, poster: poster, video: video, link: sign("/original/\(encoded)"),
-                    width: info.width, height: info.height, durationMs: info.durationMs, frames: info.frames)
+                    width: info.width, height: info.height, durationMs: info.durationMs, frames: info.frames,
+                    thumbhash: entry.thumbhash)
     }
 }
 
@@ -213,7 +229,8 @@ extension Gallery.Listing {
             if i > 0 { out += "," }
             out += "{\"name\":\(JSON.string(item.name)),\"kind\":\(JSON.string(item.kind)),\"poster\":\(string(item.poster)),"
             out += "\"video\":\(string(item.video)),\"link\":\(JSON.string(item.link)),\"width\":\(number(item.width)),"
-            out += "\"height\":\(number(item.height)),\"durationMs\":\(number(item.durationMs)),\"frames\":\(number(item.frames))}"
+            out += "\"height\":\(number(item.height)),\"durationMs\":\(number(item.durationMs)),\"frames\":\(number(item.frames)),"
+            out += "\"thumbhash\":\(string(item.thumbhash))}"
         }
         out += "],\"next\":\(string(next)),\"nextUrl\":\(string(nextURL))}"
         return out

@@ -11,6 +11,9 @@ extension GalleryPage {
     /// - At most 4 videos load at once (nearest first), so a few slow, cold previews never take all of the
     ///   browser's 6 connections from posters and listing pages.
     /// - prefers-reduced-motion: nothing plays by itself; a preview plays while hovered or focused.
+    /// - Each poster <img> is painted with its item's ThumbHash (decoded here to a 32 px image, once per
+    ///   hash) as its background from the moment its tile is assigned until the poster has loaded, as
+    ///   LazyImage shows a placeholder: a tile never shows an empty box.
     static let script = #"""
         "use strict";
         (() => {
@@ -45,6 +48,61 @@ extension GalleryPage {
             if (i === config.crumbs.length - 1) a.setAttribute("aria-current", "page");
             crumbs.append(a);
           });
+
+          // ThumbHash (Evan Wallace's format) to a small image, as a data: URL; one canvas, one URL per hash.
+          const placeholders = new Map();
+          const canvas = document.createElement("canvas");
+          function thumbHashURL(text) {
+            if (placeholders.has(text)) return placeholders.get(text);
+            let url = "";
+            try {
+              const hash = Uint8Array.from(atob(text), c => c.charCodeAt(0));
+              const { PI, min, max, cos, round } = Math;
+              const h24 = hash[0] | (hash[1] << 8) | (hash[2] << 16), h16 = hash[3] | (hash[4] << 8);
+              const lDC = (h24 & 63) / 63, pDC = ((h24 >> 6) & 63) / 31.5 - 1, qDC = ((h24 >> 12) & 63) / 31.5 - 1;
+              const lScale = ((h24 >> 18) & 31) / 31, alpha = h24 >> 23;
+              const pScale = ((h16 >> 3) & 63) / 63, qScale = ((h16 >> 9) & 63) / 63, landscape = h16 >> 15;
+              const lMax = alpha ? 5 : 7, lCount = h16 & 7;
+              const lx = max(3, landscape ? lMax : lCount), ly = max(3, landscape ? lCount : lMax);
+              const aDC = alpha ? (hash[5] & 15) / 15 : 1, aScale = (hash[5] >> 4) / 15;
+              let at = alpha ? 6 : 5, k = 0;
+              const channel = (nx, ny, scale) => {
+                const ac = [];
+                for (let cy = 0; cy < ny; cy++)
+                  for (let cx = cy ? 0 : 1; cx * ny < nx * (ny - cy); cx++, k++)
+                    ac.push((((hash[at + (k >> 1)] >> ((k & 1) << 2)) & 15) / 7.5 - 1) * scale);
+                return ac;
+              };
+              const lAC = channel(lx, ly, lScale), pAC = channel(3, 3, pScale * 1.25), qAC = channel(3, 3, qScale * 1.25);
+              const aAC = alpha ? channel(5, 5, aScale) : [];
+              const ratio = (landscape ? lMax : lCount) / (landscape ? lCount : lMax);
+              const w = round(ratio > 1 ? 32 : 32 * ratio), h = round(ratio > 1 ? 32 / ratio : 32);
+              canvas.width = w; canvas.height = h;
+              const context = canvas.getContext("2d"), image = context.createImageData(w, h), px = image.data;
+              const fx = [], fy = [];
+              for (let y = 0, i = 0; y < h; y++) {
+                for (let x = 0; x < w; x++, i += 4) {
+                  let l = lDC, p = pDC, q = qDC, a = aDC;
+                  for (let c = 0, n = max(lx, alpha ? 5 : 3); c < n; c++) fx[c] = cos(PI / w * (x + 0.5) * c);
+                  for (let c = 0, n = max(ly, alpha ? 5 : 3); c < n; c++) fy[c] = cos(PI / h * (y + 0.5) * c);
+                  for (let cy = 0, j = 0; cy < ly; cy++)
+                    for (let cx = cy ? 0 : 1, f = fy[cy] * 2; cx * ly < lx * (ly - cy); cx++, j++) l += lAC[j] * fx[cx] * f;
+                  for (let cy = 0, j = 0; cy < 3; cy++)
+                    for (let cx = cy ? 0 : 1, f = fy[cy] * 2; cx < 3 - cy; cx++, j++) { p += pAC[j] * fx[cx] * f; q += qAC[j] * fx[cx] * f; }
+                  for (let cy = 0, j = 0; alpha && cy < 5; cy++)
+                    for (let cx = cy ? 0 : 1, f = fy[cy] * 2; cx < 5 - cy; cx++, j++) a += aAC[j] * fx[cx] * f;
+                  const b = l - 2 / 3 * p, r = (3 * l - b + q) / 2, g = r - q;
+                  px[i] = max(0, 255 * min(1, r)); px[i + 1] = max(0, 255 * min(1, g));
+                  px[i + 2] = max(0, 255 * min(1, b)); px[i + 3] = max(0, 255 * min(1, a));
+                }
+              }
+              context.putImageData(image, 0, 0);
+              url = canvas.toDataURL("image/png");
+            } catch (e) { url = ""; }
+            if (placeholders.size > 2000) placeholders.clear();
+            placeholders.set(text, url);
+            return url;
+          }
 
           function describe(item) {
             const parts = [];
@@ -81,6 +139,8 @@ extension GalleryPage {
             const tile = { el, media, img, video, name, meta, index: -1, item: null, timer: 0 };
             const settled = () => { if (loadingVideos.delete(tile)) schedule(); };
             video.addEventListener("playing", () => { video.classList.add("on"); settled(); });
+            // The poster is in: the placeholder behind it goes (a transparent poster shows the tile, not the hash).
+            img.addEventListener("load", () => { img.style.backgroundImage = ""; });
             video.addEventListener("error", settled);
             el.addEventListener("mouseenter", () => { active.add(tile); schedule(); });
             el.addEventListener("mouseleave", () => { active.delete(tile); schedule(); });
@@ -103,9 +163,11 @@ extension GalleryPage {
               const w = item.width || 4, h = item.height || 3, s = Math.min(1, 320 / Math.max(w, h));
               tile.img.width = Math.max(1, Math.round(w * s)); tile.img.height = Math.max(1, Math.round(h * s));
               tile.img.alt = (item.kind === "image" ? "" : "Poster of ") + item.name;
+              const url = item.thumbhash ? thumbHashURL(item.thumbhash) : "";
+              tile.img.style.backgroundImage = url ? 'url("' + url + '")' : "";
               tile.img.src = item.poster;
             } else {
-              tile.img.removeAttribute("src"); tile.img.alt = "";
+              tile.img.removeAttribute("src"); tile.img.alt = ""; tile.img.style.backgroundImage = "";
             }
             place(tile);
             if (item.video) { nearObserver.observe(tile.el); farObserver.observe(tile.el); }

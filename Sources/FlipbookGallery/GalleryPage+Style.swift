@@ -26,6 +26,7 @@ extension GalleryPage {
         .tile:hover { border-color: var(--accent); }
         .media { position: relative; background: var(--box); }
         .media img, .media video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; }
+        .media img { background-position: center; background-size: contain; background-repeat: no-repeat; }
         .media video { opacity: 0; transition: opacity .15s; }
         .media video.on { opacity: 1; }
         .folder .media::before { content: ""; position: absolute; left: 30%; right: 30%; top: 30%; bottom: 26%;

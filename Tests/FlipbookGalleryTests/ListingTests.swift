@@ -2,6 +2,7 @@ import Foundation
 import FlipbookTestSupport
 import Testing
 import Flipbook
+import FlipbookIngest
 @testable import FlipbookGallery
 
 /// `/list` logic on a folder made by ffmpeg: what is listed and how (kinds, URLs, sizes checked against
@@ -29,6 +30,26 @@ import Flipbook
         try fm.createSymbolicLink(atPath: root + "/link-out.gif", withDestinationPath: "../outside.gif")
         try fm.createSymbolicLink(atPath: root + "/link-hidden.gif", withDestinationPath: ".hidden.gif")
         return root
+    }
+
+    /// Every media item carries the ThumbHash ingestion computes for the same file (the hash itself is
+    /// checked against an independent decoder in FlipbookIngestTests); folders none; none when turned off.
+    @Test func itemsCarryTheIngestPlaceholder() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.makeLibrary(dir)
+        let listing = try Gallery(configuration: .init(root: root)).list(segments: [], cursor: nil, limit: 200)
+        for item in listing.items {
+            if item.kind == "folder" {
+                #expect(item.thumbhash == nil)
+                continue
+            }
+            let expected = try Placeholder(input: MediaInput(path: root + "/" + item.name)).thumbhash
+            #expect(item.thumbhash == expected, "\(item.name)")
+        }
+        #expect(listing.json.contains("\"thumbhash\":\"") && listing.json.contains("\"thumbhash\":null"))
+        var off = Gallery.Configuration(root: root)
+        off.placeholders = false
+        #expect(try Gallery(configuration: off).list(segments: [], cursor: nil, limit: 200).items.allSatisfy { $0.thumbhash == nil })
     }
 
     static func ffprobeSize(_ path: String) throws -> (Int, Int) {

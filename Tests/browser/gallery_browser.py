@@ -7,8 +7,8 @@ Asserts states, not times: the first preview plays, at least 6 in view play (cur
 most 32 <video> elements hold a source at any sampled moment, the document stays under 6,000 elements,
 videos were fetched by byte ranges (flipbook_http_responses_total{code="206"} grows), and after scrolling
 to the end tiles far away hold no source, end tiles play, and the JS heap is under 100 MB. Also: with
-prefers-reduced-motion nothing plays until hovered or focused (Tab reaches the tiles), and every <img> has
-alt text and width/height. Times (navigation to first play) are printed, and written with --json, for the
+prefers-reduced-motion nothing plays until hovered or focused (Tab reaches the tiles), every <img> has
+alt text and width/height, and every poster has its ThumbHash painted while it loads. Times (navigation to first play) are printed, and written with --json, for the
 bench (`make bench-gallery`), never asserted.
 
   gallery_browser.py --flipbook .build/debug/flipbook [--entries 2000] [--screenshots docs/] [--json out]
@@ -118,6 +118,21 @@ STATE_JS = """(() => {
 
 FIRST_PLAY_JS = """
 window.__firstPlay = null;
+// Every time a tile with a poster enters the document, or a poster <img> in the document gets a new src,
+// note whether a ThumbHash placeholder (a data: URL background) is painted behind it while the poster has not
+// loaded (mutation records are delivered a microtask after the script that made them: before any load event).
+window.__placeholders = {painted: 0, bare: []};
+const __look = img => {
+  if (!img || img.tagName !== 'IMG' || !img.closest('.tile') || !img.getAttribute('src') || img.complete && img.naturalWidth) return;
+  if (img.style.backgroundImage.startsWith('url("data:image/png')) window.__placeholders.painted++;
+  else window.__placeholders.bare.push(img.alt);
+};
+new MutationObserver(records => {
+  for (const r of records) {
+    if (r.type === 'attributes') __look(r.target);
+    else for (const node of r.addedNodes) if (node.querySelector) __look(node.querySelector('img'));
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
 document.addEventListener('playing', e => {
   if (window.__firstPlay === null && e.target.currentTime >= 0) window.__firstPlay = performance.now();
 }, true);
@@ -171,6 +186,10 @@ def scenario(args, checks, base, gallery_path, report):
             [i.alt, i.getAttribute('width'), i.getAttribute('height'), i.loading])""")
         checks.check(imgs and all(a and w and h and l == "lazy" for a, w, h, l in imgs),
                      f"{len(imgs)} poster <img> have alt text, width, height and loading=lazy")
+        marks = browser.evaluate("window.__placeholders")
+        checks.check(marks["painted"] > 0 and not marks["bare"],
+                     f"{marks['painted']} posters had their ThumbHash painted while they loaded; "
+                     f"{len(marks['bare'])} without ({marks['bare'][:3]})")
         videos_attrs = browser.evaluate("""[...document.querySelectorAll('video')].every(v =>
             v.muted && v.loop && v.hasAttribute('playsinline') && v.getAttribute('preload') === 'none')""")
         checks.check(videos_attrs, "every <video> is muted loop playsinline preload=none")
