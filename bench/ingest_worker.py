@@ -1,20 +1,27 @@
-"""`make bench-ingest`: what the PostgreSQL queue costs, with the release build.
+"""`make bench-ingest`: the ingestion stage with the release build, on a throwaway PostgreSQL 15.
 
-  1. Queue cost: 2,000 `probe`-recipe jobs through one `flipbook worker` against the same files probed
-     locally in one process (target: the worker within 1.1x, over 1,000 jobs/s).
-  2. The default recipe on a mixed folder, 2 workers vs 1 vs a shell loop of ffmpeg/vipsthumbnail, one
-     process per derivative (target <= 0.6x the loop, peak RSS per worker < 300 MB). Runs only when this
-     build's worker knows the default recipe (FlipbookIngest); says so otherwise.
+  1. Queue cost: BENCH_INGEST_JOBS (2,000) `probe`-recipe jobs through one `flipbook worker` against
+     `flipbook ingest --recipe probe` on the same files (target: the worker within 1.1x, over 1,000 jobs/s).
+  2. The default recipe on "a day of uploads" (BENCH_DAY_FILES, 1,000 distinct files: mostly stills of phone
+     and web sizes and GIFs, some videos): one worker process against two, and against the shell loop a user
+     would otherwise script (ffprobe, then ffmpeg for each MP4, poster, preview and storyboard sheet and
+     vipsthumbnail for each still: one process per derivative), run as a plain loop and with xargs -P 2
+     (target: at most 0.6x the loop's wall time; peak RSS per worker under 300 MB). The worker's resident
+     memory is printed after every 100 jobs and compared with what its largest job needs on its own
+     (`flipbook ingest` of that file alone; target: within 1.25x).
   3. Claims + completions per second one PostgreSQL carries: 4 workers x 8 slots on a tiny file.
 
 Ratios are from one run on this machine; PostgreSQL runs on the same 2 cores as the workers.
 """
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../Tests/worker"))
 from pgqueue import Postgres, Workers, states, wait_until  # noqa: E402
@@ -22,17 +29,18 @@ from queue_tests import make_media  # noqa: E402
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/flipbook"
 JOBS = int(os.environ.get("BENCH_INGEST_JOBS", "2000"))
+DAY = int(os.environ.get("BENCH_DAY_FILES", "1000"))
 
 
-def peak_rss_mb(pid):
+def proc_kb(pid, key):
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
     except OSError:
         pass
-    return float("nan")
+    return 0
 
 
 def fresh(pg):
@@ -42,9 +50,11 @@ def fresh(pg):
     return conn
 
 
-def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency):
-    """Enqueues `sources`, starts `processes` workers, waits until none is pending; returns seconds, peak RSS."""
+def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency, sample_every=0):
+    """Enqueues `sources` in one transaction, with `processes` workers already listening; waits until none is
+    pending. Returns seconds, peak RSS (MB, largest worker), RSS samples [(done, MB per worker)], counts."""
     conn = fresh(pg)
+    os.makedirs(out, exist_ok=True)
     workers = Workers(BINARY, pg, root, out, logdir)
     procs = [workers.start("--concurrency", str(concurrency)) for _ in range(processes)]
     time.sleep(0.5)  # let them connect and LISTEN: the clock starts at the commit
@@ -52,62 +62,204 @@ def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency):
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, %s)", [(s, recipe) for s in sources])
     conn.commit()
-    ok = wait_until(conn, "SELECT count(*) = 0 FROM flipbook.jobs WHERE state IN ('available', 'running')", ceiling=3600)
+    samples, next_mark = [], sample_every
+    pending_sql = "SELECT count(*) FILTER (WHERE state IN ('available', 'running')), count(*) FILTER (WHERE state IN ('done', 'failed')) FROM flipbook.jobs"
+    deadline = start + 3600
+    while time.monotonic() < deadline:
+        pending, finished = conn.execute(pending_sql).fetchone()
+        conn.commit()
+        while sample_every and finished >= next_mark:
+            samples.append((next_mark, [round(proc_kb(p.pid, "VmRSS") / 1024) for p in procs]))
+            next_mark += sample_every
+        if pending == 0:
+            break
+        time.sleep(0.05)
     seconds = time.monotonic() - start
-    rss = max(peak_rss_mb(p.pid) for p in procs)
+    rss = max(proc_kb(p.pid, "VmHWM") for p in procs) / 1024
     counts = states(conn)
     workers.stop_all()
     conn.close()
-    if not ok or counts.get("done", 0) != len(sources):
-        print(f"  jobs did not all end done: {counts}\n{workers.logs()}")
-    return seconds, rss, counts
+    if counts.get("done", 0) != len(sources):
+        print(f"  jobs did not all end done: {counts}")
+        failed = pg.connect().execute("SELECT source, error FROM flipbook.jobs WHERE state <> 'done' LIMIT 5").fetchall()
+        print(f"  for example: {failed}")
+    return seconds, rss, samples, counts
+
+
+def ffmpeg(*args):
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *args], check=True)
+
+
+def make_day(root, count):
+    """`count` distinct uploads in root/day: copies of 40 base files (24 stills from 480x360 to a 12 MP phone
+    photo, 12 GIFs, 4 videos of 720p and 1080p), each made unique (`unique`), so the content hashes differ."""
+    base = os.path.join(root, "base")
+    os.makedirs(base, exist_ok=True)
+    files = []
+    stills = [(480, 360), (640, 480), (800, 600), (1080, 1080), (1280, 720), (1600, 1200), (2048, 1536), (4032, 3024)]
+    patterns = ["testsrc2", "mandelbrot", "life=s={s}:mold=10:r=25:ratio=0.1:death_color=#C83232:life_color=#00ff00"]
+    for i, (w, h) in enumerate(stills):
+        for j, pattern in enumerate(patterns):
+            ext = "png" if (i + j) % 4 == 3 else "jpg"
+            path = os.path.join(base, f"still{i}{j}.{ext}")
+            source = pattern.format(s=f"{w}x{h}") if "{s}" in pattern else f"{pattern}=size={w}x{h}"
+            ffmpeg("-f", "lavfi", "-i", source, "-frames:v", "1", *(["-q:v", "3"] if ext == "jpg" else []), path)
+            files.append(path)
+    for i, (w, h, seconds, pattern) in enumerate([(200, 150, 2, "testsrc"), (320, 240, 3, "testsrc2"), (480, 270, 2, "cellauto"),
+                                                  (240, 240, 4, "rgbtestsrc"), (400, 300, 1.5, "smptebars"), (160, 120, 5, "testsrc")] * 2):
+        path = os.path.join(base, f"anim{i}.gif")
+        ffmpeg("-f", "lavfi", "-i", f"{pattern}=size={w}x{h}:rate={10 + i % 3 * 5}", "-t", str(seconds + i * 0.1), path)
+        files.append(path)
+    for i, (w, h, seconds) in enumerate([(1280, 720, 8), (1920, 1080, 6), (1280, 720, 12), (1920, 1080, 10)]):
+        path = os.path.join(base, f"clip{i}.mp4")
+        ffmpeg("-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate=30", "-t", str(seconds), "-c:v", "libx264", "-preset", "veryfast",
+               "-pix_fmt", "yuv420p", path)
+        files.append(path)
+    day = os.path.join(root, "day")
+    os.makedirs(day, exist_ok=True)
+    # Mostly stills and GIFs, some videos: the 40 base files in turn (24 stills, 12 GIFs, 4 videos).
+    sources = []
+    for n in range(count):
+        src = files[n % len(files)]
+        ext = os.path.splitext(src)[1]
+        rel = f"day/u{n:05d}{ext}"
+        with open(src, "rb") as f:
+            data = unique(f.read(), ext, n)
+        with open(os.path.join(root, rel), "wb") as f:
+            f.write(data)
+        sources.append(rel)
+    return sources
+
+
+def unique(data, ext, n):
+    """`data` made distinct by `n` in a way every reader ignores: a JPEG comment after SOI, a PNG tEXt chunk
+    after IHDR, a GIF comment extension before the trailer, a `free` box at the end of an MP4."""
+    tag = n.to_bytes(8, "big")
+    if ext == ".jpg":
+        return data[:2] + b"\xff\xfe\x00\x0a" + tag + data[2:]
+    if ext == ".png":
+        body = b"tEXt" + b"upload\x00" + tag.hex().encode()
+        chunk = (len(body) - 4).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+        return data[:33] + chunk + data[33:]
+    if ext == ".gif":
+        assert data.endswith(b";")
+        return data[:-1] + b"\x21\xfe\x08" + tag + b"\x00;"
+    return data + b"\x00\x00\x00\x10free" + tag
+
+
+def duration(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path],
+                         capture_output=True, text=True).stdout.strip()
+    return float(out or 0)
+
+
+def loop_commands(root, sources, out):
+    """The shell loop's commands, one line per source (its processes joined by &&): ffprobe for the metadata,
+    then one process per derivative the default recipe makes."""
+    lines = []
+    for rel in sources:
+        src = shlex.quote(os.path.join(root, rel))
+        d = os.path.join(out, os.path.splitext(os.path.basename(rel))[0])
+        q = shlex.quote(d)
+        cmds = [f"mkdir -p {q}", f"ffprobe -v error -show_format -show_streams {src} > {q}/probe.txt"]
+        if rel.endswith((".jpg", ".png")):
+            cmds += [f"vipsthumbnail {src} -s 320 -o {q}/thumb.webp", f"vipsthumbnail {src} -s 1280 -o {q}/large.jpg[Q=85]"]
+        elif rel.endswith(".gif"):
+            cmds += [f"ffmpeg -v error -y -i {src} -an -movflags +faststart -pix_fmt yuv420p -vf 'scale=trunc(iw/2)*2:trunc(ih/2)*2' {q}/video.mp4",
+                     f"ffmpeg -v error -y -i {src} -frames:v 1 -vf 'scale=min(320\\,iw):-2' {q}/poster.jpg"]
+        else:
+            length = duration(os.path.join(root, rel))
+            cmds += [f"ffmpeg -v error -y -ss {length / 10:.2f} -i {src} -frames:v 1 -vf scale=320:-2 {q}/poster.jpg",
+                     f"ffmpeg -v error -y -i {src} -an -movflags +faststart -vf \"select='lt(mod(t\\,{length / 5:.3f})\\,1)',setpts=N/FRAME_RATE/TB,scale=320:-2\" {q}/preview.mp4",
+                     f"ffmpeg -v error -y -i {src} -vf 'fps=1/10,scale=160:-2,tile=10x1' -frames:v 1 {q}/sheet.jpg"]
+        lines.append(" && ".join(cmds))
+    return lines
+
+
+def shell_loop(lines, parallel, work):
+    script = os.path.join(work, f"loop-{parallel}.sh")
+    with open(script, "w") as f:
+        if parallel == 1:
+            f.write("set -e\n" + "\n".join(lines) + "\n")
+        else:
+            listing = os.path.join(work, "loop-lines.txt")
+            with open(listing, "w") as g:
+                g.write("\n".join(lines) + "\n")
+            f.write(f"tr '\\n' '\\0' < {listing} | xargs -0 -P {parallel} -n 1 sh -c\n")
+    start = time.monotonic()
+    subprocess.run(["bash", script], check=True)
+    return time.monotonic() - start
+
+
+def peak_alone(files, out):
+    """Peak RSS (MB) of `flipbook ingest --jobs 1` on each file alone: what one job needs by itself."""
+    peaks = {}
+    for path in files:
+        shutil.rmtree(out, ignore_errors=True)
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", BINARY, "ingest", path, "-o", out, "--jobs", "1"],
+                           capture_output=True, text=True)
+        peaks[os.path.basename(path)] = int(r.stderr.strip().splitlines()[-1]) / 1024
+    return peaks
 
 
 def main():
     tmp = tempfile.mkdtemp(prefix="flipbook-bench-ingest-")
     os.chmod(tmp, 0o755)
-    root, out = os.path.join(tmp, "root"), os.path.join(tmp, "out")
+    root = os.path.join(tmp, "root")
     os.makedirs(root)
-    os.makedirs(out)
     pg = Postgres()
     try:
-        proc = Workers(BINARY, pg, root, out, tmp).migrate()
+        proc = Workers(BINARY, pg, root, os.path.join(tmp, "out"), tmp).migrate()
         proc.communicate()
         media = make_media(root)
         sources = [media[i % len(media)] for i in range(JOBS)]
 
-        print(f"1. queue cost: {JOBS} probe jobs, one worker (--concurrency 2) vs one local process")
-        seconds, rss, counts = run_jobs(pg, root, out, tmp, sources, "probe", 1, 2)
+        print(f"1. queue cost: {JOBS} probe jobs, one worker (--concurrency 2) vs `flipbook ingest --recipe probe --jobs 2`")
+        seconds, rss, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-probe"), tmp, sources, "probe", 1, 2)
         start = time.monotonic()
-        subprocess.run([BINARY, "probe", "--json", *[os.path.join(root, s) for s in sources]], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-probe-local"), "--recipe", "probe", "--jobs", "2"],
+                       input="\n".join(sources) + "\n", text=True, cwd=root, check=True, stdout=subprocess.DEVNULL)
         local = time.monotonic() - start
         print(f"  worker: {seconds:.2f} s = {JOBS / seconds:.0f} jobs/s (peak RSS {rss:.0f} MB)")
-        print(f"  local `flipbook probe --json` on the same {JOBS} files: {local:.2f} s = {JOBS / local:.0f} files/s")
-        print(f"  ratio worker/local: {seconds / local:.2f}x (target <= 1.1x, > 1000 jobs/s)")
+        print(f"  local ingest of the same {JOBS} files: {local:.2f} s = {JOBS / local:.0f} files/s")
+        print(f"  ratio worker/local: {seconds / local:.2f}x (target <= 1.1x; > 1,000 jobs/s)")
 
         print("3. one PostgreSQL: claims + completions/s, 4 workers x 8 slots, probe of a 33x17 JPEG")
         tiny = [m for m in media if m.endswith("10.jpg")][0]
-        seconds, rss, counts = run_jobs(pg, root, out, tmp, [tiny] * (JOBS * 2), "probe", 4, 8)
+        seconds, _, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-tiny"), tmp, [tiny] * (JOBS * 2), "probe", 4, 8)
         print(f"  {JOBS * 2} jobs in {seconds:.2f} s: {JOBS * 2 / seconds:.0f} claims/s and as many completions/s")
 
-        print("2. default recipe, mixed folder")
-        conn = fresh(pg)
-        conn.execute("INSERT INTO flipbook.jobs (source) VALUES (%s)", (media[0],))
-        conn.commit()
-        workers = Workers(BINARY, pg, root, out, tmp)
-        workers.start()
-        wait_until(conn, "SELECT count(*) = 0 FROM flipbook.jobs WHERE state IN ('available', 'running')", ceiling=120)
-        (state, error) = conn.execute("SELECT state, error FROM flipbook.jobs").fetchone()
-        conn.commit()
-        workers.stop_all()
-        if state != "done":
-            print(f"  skipped: this build's worker does not run the default recipe ({error and error.get('message')})")
-        else:
-            mixed = [media[i % len(media)] for i in range(200)]
-            one, rss1, _ = run_jobs(pg, root, out, tmp, mixed, "default", 1, 2)
-            two, rss2, _ = run_jobs(pg, root, out, tmp, mixed, "default", 2, 1)
-            print(f"  1 worker x2: {one:.2f} s (peak RSS {rss1:.0f} MB); 2 workers x1: {two:.2f} s (peak RSS/worker {rss2:.0f} MB)")
+        print(f"2. default recipe, a day of uploads: {DAY} distinct files (24 stills : 12 GIFs : 4 videos)")
+        day = make_day(root, DAY)
+        one, rss1, samples1, _ = run_jobs(pg, root, os.path.join(tmp, "out-1"), tmp, day, "default", 1, 1, sample_every=100)
+        two, rss2, samples2, _ = run_jobs(pg, root, os.path.join(tmp, "out-2"), tmp, day, "default", 2, 1, sample_every=100)
+        start = time.monotonic()
+        subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-local"), "--jobs", "1"], input="\n".join(day) + "\n",
+                       text=True, cwd=root, stdout=subprocess.DEVNULL)
+        local = time.monotonic() - start
+        lines = loop_commands(root, day, os.path.join(tmp, "out-loop"))
+        loop1 = shell_loop(lines, 1, tmp)
+        shutil.rmtree(os.path.join(tmp, "out-loop"), ignore_errors=True)
+        loop2 = shell_loop(lines, 2, tmp)
+        print(f"  1 worker (--concurrency 1): {one:.1f} s, {DAY / one:.1f} files/s, peak RSS {rss1:.0f} MB")
+        print(f"  2 workers (--concurrency 1 each): {two:.1f} s, {DAY / two:.1f} files/s, peak RSS per worker {rss2:.0f} MB")
+        print(f"  `flipbook ingest --jobs 1`, the same files: {local:.1f} s; 1 worker / local ingest: {one / local:.2f}x")
+        print(f"  shell loop (ffprobe + ffmpeg/vipsthumbnail per derivative): {loop1:.1f} s; with xargs -P 2: {loop2:.1f} s")
+        print(f"  ratio 2 workers / loop: {two / loop1:.2f}x (target <= 0.6x); / loop -P 2: {two / loop2:.2f}x; "
+              f"2 workers / 1 worker: {two / one:.2f}x")
+        print("  resident memory of the one worker after every 100 jobs (MB): "
+              + ", ".join(f"{n}: {mb[0]}" for n, mb in samples1))
+        print("  resident memory of the two workers after every 100 jobs (MB): "
+              + ", ".join(f"{n}: {'/'.join(map(str, mb))}" for n, mb in samples2))
+        # Every base file alone (each upload is a copy of one of them), in a process of its own.
+        base = os.path.join(root, "base")
+        alone = peak_alone(sorted(os.path.join(base, f) for f in os.listdir(base)), os.path.join(tmp, "out-alone"))
+        need = max(alone.values())
+        last = samples1[-1][1][0] if samples1 else float("nan")
+        top = sorted(alone.items(), key=lambda kv: -kv[1])[:4]
+        print("  the largest jobs alone (peak RSS of `flipbook ingest FILE`, MB): " + ", ".join(f"{k} {v:.0f}" for k, v in top))
+        print(f"  one worker after {DAY} jobs: {last} MB resident, peak {rss1:.0f} MB = {rss1 / need:.2f}x the largest job alone "
+              f"({need:.0f} MB; target <= 1.25x); two workers: peak {rss2:.0f} MB each = {rss2 / need:.2f}x")
     finally:
         pg.destroy()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -100,7 +100,7 @@ public struct Ingester: Sendable {
         case .thumb, .poster:
             let request = ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
             let encoded = try EncodedImage(image: try media.thumbnailImage(request), format: d.format, quality: d.quality)
-            return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, Self.contentType(d.format),
+            return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, d.format.mimeType,
                      (encoded.width, encoded.height, nil))]
         case .video:
             return [try animationMP4(d, media: media, isCancelled: isCancelled)]
@@ -188,14 +188,6 @@ public struct Ingester: Sendable {
             out.append(digits[Int(b & 15)])
         }
         return out
-    }
-
-    static func contentType(_ format: OutputFormat) -> String {
-        switch format {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        }
     }
 
     private func makeDirectories(_ path: String) throws {

@@ -257,7 +257,7 @@ public final class DerivativeService: Sendable {
             let image = try media.thumbnailImage(request)
             if token.isCancelled { throw FlipbookError(.cancelled, "the thumbnail was cancelled") }
             return (try EncodedImage(image: image, format: request.format, quality: request.quality).data,
-                    Self.contentType(of: request.format))
+                    request.format.mimeType)
         case .preview(let size):
             if media.type.isAnimation { return (try gifToMP4(media, maxSize: size, isCancelled: isCancelled), "video/mp4") }
             guard media.type.isVideo else {
@@ -308,14 +308,6 @@ public final class DerivativeService: Sendable {
         options.decode.limits.maxFrames = configuration.maxGIFFrames
         options.decode.isCancelled = isCancelled
         return try GIFToVideo.convert(media.source, options: options).data
-    }
-
-    static func contentType(of format: OutputFormat) -> String {
-        switch format {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        }
     }
 
     static func contentType(of type: MediaType) -> String {

@@ -54,14 +54,19 @@ struct JobQueue: Sendable {
             """).count
     }
 
-    /// Records a result; false if the job is no longer this worker's (its lease expired meanwhile).
-    func finish(_ job: Job, result: String) async throws -> Bool {
-        return try await !rows("""
-            UPDATE flipbook.jobs
-            SET state = 'done', result = \(result)::jsonb, error = NULL, finished_at = now(), lease_until = NULL
-            WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
-            RETURNING id
-            """).isEmpty
+    /// Records the results of several jobs in one statement (what `Completions` batches); returns the ids it
+    /// recorded. A job missing from the answer is no longer this worker's (its lease expired meanwhile).
+    func finish(_ batch: [(job: Job, result: String)]) async throws -> Set<Int64> {
+        if batch.isEmpty { return [] }
+        let ids = batch.map(\.job.id), attempts = batch.map { Int64($0.job.attempt) }, results = batch.map(\.result)
+        let rows = try await rows("""
+            UPDATE flipbook.jobs AS j
+            SET state = 'done', result = v.result::jsonb, error = NULL, finished_at = now(), lease_until = NULL
+            FROM unnest(\(ids)::int8[], \(attempts)::int8[], \(results)::text[]) AS v(id, attempt, result)
+            WHERE j.id = v.id AND j.worker = \(worker) AND j.attempts = v.attempt AND j.state = 'running'
+            RETURNING j.id
+            """)
+        return Set(try rows.map { try $0.decode(Int64.self) })
     }
 
     /// Records a failure: `failed` if permanent or out of attempts, else `available` again after `delay`

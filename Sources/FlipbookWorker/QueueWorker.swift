@@ -33,6 +33,7 @@ public final class QueueWorker: Sendable {
     public let metrics: WorkerMetrics
     private let client: PostgresClient
     private let queue: JobQueue
+    private let completions: Completions
     private let runner: JobRunner
     private let logger: Logger
     private let pool: WorkerPool
@@ -48,6 +49,7 @@ public final class QueueWorker: Sendable {
         self.logger = logger
         // A statement unanswered for half a lease (at least 5 s) is retried on another connection (`Deadline`).
         queue = JobQueue(client: client, worker: configuration.name, logger: logger, timeout: max(5, configuration.leaseSeconds / 2))
+        completions = Completions(queue: queue)
         // Room for every job the loop may hold (2 x concurrency) beside the ones whose threads have resumed
         // their task but not yet counted themselves free: with a queue of only `concurrency`, the next claim
         // sometimes arrived first and the pool refused it as busy, failing the job's attempt 1 (seen as
@@ -126,7 +128,7 @@ public final class QueueWorker: Sendable {
             do {
                 switch outcome {
                 case .done(let result):
-                    if try await queue.finish(job, result: result) {
+                    if try await completions.finish(job, result: result) {
                         metrics.finished(state: "done", seconds: seconds)
                     } else {
                         logger.warning("job \(job.id): lease lost before it finished; its result was dropped")

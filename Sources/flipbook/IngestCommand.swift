@@ -45,6 +45,7 @@ struct IngestCommand: ParsableCommand {
 
     func run() throws {
         let (book, recipeName) = try Self.recipes(recipe)
+        Allocator.keepLargeBlocksMapped()
         try makeDirectory(output)
         let sources = try gatherSources()
         let workers = min(max(1, sources.count), jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -61,6 +62,7 @@ struct IngestCommand: ParsableCommand {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < sources.count else { return }
                 let result = ingester.ingest(path: sources[i], recipe: recipeName)
+                Allocator.releaseFreeMemory()
                 if result.failed {
                     failures.add(1, ordering: .relaxed)
                     if !toStdout { printError("flipbook: \(sources[i]): \(result.error!.message)") }

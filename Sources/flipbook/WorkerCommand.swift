@@ -80,6 +80,7 @@ struct WorkerCommand: ParsableCommand {
             return
         }
 
+        Allocator.keepLargeBlocksMapped()
         var configuration = QueueWorker.Configuration()
         configuration.concurrency = concurrency ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         configuration.leaseSeconds = Self.seconds(lease)!

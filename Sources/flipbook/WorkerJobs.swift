@@ -24,6 +24,7 @@ struct WorkerJobs: Sendable {
             return .failed(code: "invalid-argument", message: "source \(job.source) is not a path inside the root", permanent: true)
         }
         let result = ingester.ingest(path: path, source: job.source, recipe: job.recipe)
+        Allocator.releaseFreeMemory()
         guard let error = result.error else { return .done(result: result.json()) }
         return .failed(code: error.code, message: error.message, permanent: Self.permanentCodes.contains(error.code))
     }

@@ -2,6 +2,9 @@
 public enum OutputFormat: String, Sendable, CaseIterable {
     case jpeg, png, webp
 
+    /// The MIME type: image/jpeg, image/png or image/webp.
+    public var mimeType: String { "image/\(rawValue)" }
+
     /// The usual file extension.
     public var fileExtension: String { rawValue == "jpeg" ? "jpg" : rawValue }
 
