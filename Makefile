@@ -104,6 +104,9 @@ demo: release
 	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.webp --segments 2 --size 240
 	@$(RELEASE_BIN) preview samples/testsrc2-480x270-4s.mp4 -o out/demo/preview.gif --segments 2 --size 240
 	@$(RELEASE_BIN) storyboard samples/testsrc2-480x270-4s.mp4 -o out/demo/storyboard --interval 1s
+	@echo "== ingestion: every sample's metadata, ThumbHash, BlurHash and default-recipe derivatives -> out/demo/ingest/"
+	@$(RELEASE_BIN) ingest samples -o out/demo/ingest --manifest out/demo/ingest.jsonl && \
+	  echo "$$(wc -l < out/demo/ingest.jsonl) results in out/demo/ingest.jsonl, $$(find out/demo/ingest -type f ! -name 'result.*' | wc -l) derivatives"
 
 bench: release venv
 	$(BUILT_BY_RELEASE)
@@ -131,8 +134,9 @@ bench-serve: release
 	$(BUILT_BY_RELEASE)
 	bench/serve.sh
 
-# `flipbook worker` on a throwaway PostgreSQL 15: queue cost per job against local probing, and how many
-# claims and completions per second one PostgreSQL carries (bench/ingest_worker.py says what it skips).
+# The ingestion stage on a throwaway PostgreSQL 15: queue cost per job against local ingest, the default
+# recipe on a day of uploads against a shell loop of ffmpeg and vipsthumbnail (with RSS every 100 jobs), and
+# how many claims and completions per second one PostgreSQL carries (bench/ingest_worker.py).
 bench-ingest: release venv
 	$(BUILT_BY_RELEASE)
 	nice -n 10 $(PY) bench/ingest_worker.py $(CURDIR)/$(RELEASE_BIN)

@@ -30,6 +30,8 @@ from queue_tests import make_media  # noqa: E402
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/flipbook"
 JOBS = int(os.environ.get("BENCH_INGEST_JOBS", "2000"))
 DAY = int(os.environ.get("BENCH_DAY_FILES", "1000"))
+# Which parts to run (e.g. BENCH_INGEST_PARTS=1,3 to skip the long default-recipe part).
+PARTS = set(os.environ.get("BENCH_INGEST_PARTS", "1,2,3").split(","))
 
 
 def proc_kb(pid, key):
@@ -214,55 +216,68 @@ def main():
         media = make_media(root)
         sources = [media[i % len(media)] for i in range(JOBS)]
 
-        print(f"1. queue cost: {JOBS} probe jobs, one worker (--concurrency 2) vs `flipbook ingest --recipe probe --jobs 2`")
-        seconds, rss, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-probe"), tmp, sources, "probe", 1, 2)
-        start = time.monotonic()
-        subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-probe-local"), "--recipe", "probe", "--jobs", "2"],
-                       input="\n".join(sources) + "\n", text=True, cwd=root, check=True, stdout=subprocess.DEVNULL)
-        local = time.monotonic() - start
-        print(f"  worker: {seconds:.2f} s = {JOBS / seconds:.0f} jobs/s (peak RSS {rss:.0f} MB)")
-        print(f"  local ingest of the same {JOBS} files: {local:.2f} s = {JOBS / local:.0f} files/s")
-        print(f"  ratio worker/local: {seconds / local:.2f}x (target <= 1.1x; > 1,000 jobs/s)")
-
-        print("3. one PostgreSQL: claims + completions/s, 4 workers x 8 slots, probe of a 33x17 JPEG")
-        tiny = [m for m in media if m.endswith("10.jpg")][0]
-        seconds, _, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-tiny"), tmp, [tiny] * (JOBS * 2), "probe", 4, 8)
-        print(f"  {JOBS * 2} jobs in {seconds:.2f} s: {JOBS * 2 / seconds:.0f} claims/s and as many completions/s")
-
-        print(f"2. default recipe, a day of uploads: {DAY} distinct files (24 stills : 12 GIFs : 4 videos)")
-        day = make_day(root, DAY)
-        one, rss1, samples1, _ = run_jobs(pg, root, os.path.join(tmp, "out-1"), tmp, day, "default", 1, 1, sample_every=100)
-        two, rss2, samples2, _ = run_jobs(pg, root, os.path.join(tmp, "out-2"), tmp, day, "default", 2, 1, sample_every=100)
-        start = time.monotonic()
-        subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-local"), "--jobs", "1"], input="\n".join(day) + "\n",
-                       text=True, cwd=root, stdout=subprocess.DEVNULL)
-        local = time.monotonic() - start
-        lines = loop_commands(root, day, os.path.join(tmp, "out-loop"))
-        loop1 = shell_loop(lines, 1, tmp)
-        shutil.rmtree(os.path.join(tmp, "out-loop"), ignore_errors=True)
-        loop2 = shell_loop(lines, 2, tmp)
-        print(f"  1 worker (--concurrency 1): {one:.1f} s, {DAY / one:.1f} files/s, peak RSS {rss1:.0f} MB")
-        print(f"  2 workers (--concurrency 1 each): {two:.1f} s, {DAY / two:.1f} files/s, peak RSS per worker {rss2:.0f} MB")
-        print(f"  `flipbook ingest --jobs 1`, the same files: {local:.1f} s; 1 worker / local ingest: {one / local:.2f}x")
-        print(f"  shell loop (ffprobe + ffmpeg/vipsthumbnail per derivative): {loop1:.1f} s; with xargs -P 2: {loop2:.1f} s")
-        print(f"  ratio 2 workers / loop: {two / loop1:.2f}x (target <= 0.6x); / loop -P 2: {two / loop2:.2f}x; "
-              f"2 workers / 1 worker: {two / one:.2f}x")
-        print("  resident memory of the one worker after every 100 jobs (MB): "
-              + ", ".join(f"{n}: {mb[0]}" for n, mb in samples1))
-        print("  resident memory of the two workers after every 100 jobs (MB): "
-              + ", ".join(f"{n}: {'/'.join(map(str, mb))}" for n, mb in samples2))
-        # Every base file alone (each upload is a copy of one of them), in a process of its own.
-        base = os.path.join(root, "base")
-        alone = peak_alone(sorted(os.path.join(base, f) for f in os.listdir(base)), os.path.join(tmp, "out-alone"))
-        need = max(alone.values())
-        last = samples1[-1][1][0] if samples1 else float("nan")
-        top = sorted(alone.items(), key=lambda kv: -kv[1])[:4]
-        print("  the largest jobs alone (peak RSS of `flipbook ingest FILE`, MB): " + ", ".join(f"{k} {v:.0f}" for k, v in top))
-        print(f"  one worker after {DAY} jobs: {last} MB resident, peak {rss1:.0f} MB = {rss1 / need:.2f}x the largest job alone "
-              f"({need:.0f} MB; target <= 1.25x); two workers: peak {rss2:.0f} MB each = {rss2 / need:.2f}x")
+        if "1" in PARTS:
+            queue_cost(pg, root, tmp, sources)
+        if "3" in PARTS:
+            one_database(pg, root, tmp, media)
+        if "2" in PARTS:
+            default_recipe(pg, root, tmp)
     finally:
         pg.destroy()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def queue_cost(pg, root, tmp, sources):
+    print(f"1. queue cost: {JOBS} probe jobs, one worker (--concurrency 2) vs `flipbook ingest --recipe probe --jobs 2`")
+    seconds, rss, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-probe"), tmp, sources, "probe", 1, 2)
+    start = time.monotonic()
+    subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-probe-local"), "--recipe", "probe", "--jobs", "2"],
+                   input="\n".join(sources) + "\n", text=True, cwd=root, check=True, stdout=subprocess.DEVNULL)
+    local = time.monotonic() - start
+    print(f"  worker: {seconds:.2f} s = {JOBS / seconds:.0f} jobs/s (peak RSS {rss:.0f} MB)")
+    print(f"  local ingest of the same {JOBS} files: {local:.2f} s = {JOBS / local:.0f} files/s")
+    print(f"  ratio worker/local: {seconds / local:.2f}x (target <= 1.1x; > 1,000 jobs/s)")
+
+
+def one_database(pg, root, tmp, media):
+    print("3. one PostgreSQL: claims + completions/s, 4 workers x 8 slots, probe of a 33x17 JPEG")
+    tiny = [m for m in media if m.endswith("10.jpg")][0]
+    seconds, _, _, _ = run_jobs(pg, root, os.path.join(tmp, "out-tiny"), tmp, [tiny] * (JOBS * 2), "probe", 4, 8)
+    print(f"  {JOBS * 2} jobs in {seconds:.2f} s: {JOBS * 2 / seconds:.0f} claims/s and as many completions/s")
+
+
+def default_recipe(pg, root, tmp):
+    print(f"2. default recipe, a day of uploads: {DAY} distinct files (24 stills : 12 GIFs : 4 videos)")
+    day = make_day(root, DAY)
+    one, rss1, samples1, _ = run_jobs(pg, root, os.path.join(tmp, "out-1"), tmp, day, "default", 1, 1, sample_every=100)
+    two, rss2, samples2, _ = run_jobs(pg, root, os.path.join(tmp, "out-2"), tmp, day, "default", 2, 1, sample_every=100)
+    start = time.monotonic()
+    subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-local"), "--jobs", "1"], input="\n".join(day) + "\n",
+                   text=True, cwd=root, stdout=subprocess.DEVNULL)
+    local = time.monotonic() - start
+    lines = loop_commands(root, day, os.path.join(tmp, "out-loop"))
+    loop1 = shell_loop(lines, 1, tmp)
+    shutil.rmtree(os.path.join(tmp, "out-loop"), ignore_errors=True)
+    loop2 = shell_loop(lines, 2, tmp)
+    print(f"  1 worker (--concurrency 1): {one:.1f} s, {DAY / one:.1f} files/s, peak RSS {rss1:.0f} MB")
+    print(f"  2 workers (--concurrency 1 each): {two:.1f} s, {DAY / two:.1f} files/s, peak RSS per worker {rss2:.0f} MB")
+    print(f"  `flipbook ingest --jobs 1`, the same files: {local:.1f} s; 1 worker / local ingest: {one / local:.2f}x")
+    print(f"  shell loop (ffprobe + ffmpeg/vipsthumbnail per derivative): {loop1:.1f} s; with xargs -P 2: {loop2:.1f} s")
+    print(f"  ratio 2 workers / loop: {two / loop1:.2f}x (target <= 0.6x); / loop -P 2: {two / loop2:.2f}x; "
+          f"2 workers / 1 worker: {two / one:.2f}x")
+    print("  resident memory of the one worker after every 100 jobs (MB): "
+          + ", ".join(f"{n}: {mb[0]}" for n, mb in samples1))
+    print("  resident memory of the two workers after every 100 jobs (MB): "
+          + ", ".join(f"{n}: {'/'.join(map(str, mb))}" for n, mb in samples2))
+    # Every base file alone (each upload is a copy of one of them), in a process of its own.
+    base = os.path.join(root, "base")
+    alone = peak_alone(sorted(os.path.join(base, f) for f in os.listdir(base)), os.path.join(tmp, "out-alone"))
+    need = max(alone.values())
+    last = samples1[-1][1][0] if samples1 else float("nan")
+    top = sorted(alone.items(), key=lambda kv: -kv[1])[:4]
+    print("  the largest jobs alone (peak RSS of `flipbook ingest FILE`, MB): " + ", ".join(f"{k} {v:.0f}" for k, v in top))
+    print(f"  one worker after {DAY} jobs: {last} MB resident, peak {rss1:.0f} MB = {rss1 / need:.2f}x the largest job alone "
+          f"({need:.0f} MB; target <= 1.25x); two workers: peak {rss2:.0f} MB each = {rss2 / need:.2f}x")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,10 @@ public final class QueueWorker: Sendable {
     }
 
     private struct State {
+        /// Every job held: claimed, running, or finished with its outcome still being written.
         var running: [Int64: Job] = [:]
+        /// The held jobs whose runner has returned: they hold a lease until written, but no thread.
+        var recording: Set<Int64> = []
         var stopping = false
     }
 
@@ -63,8 +66,12 @@ public final class QueueWorker: Sendable {
         wakeup.signal()
     }
 
-    /// Jobs this worker holds right now (running, or claimed and waiting for a thread).
+    /// Jobs this worker holds right now (running, claimed and waiting for a thread, or being recorded).
     public var runningCount: Int { state.withLock { $0.running.count } }
+
+    /// Held jobs that still need a thread: what the claim loop fills up to its capacity. A job whose outcome
+    /// is being written no longer counts, so the next claim overlaps that write.
+    var unfinishedCount: Int { state.withLock { $0.running.count - $0.recording.count } }
 
     /// The ids of the jobs this worker holds, for renewing their leases.
     var heldIDs: [Int64] { state.withLock { Array($0.running.keys) } }
@@ -79,7 +86,7 @@ public final class QueueWorker: Sendable {
         // waiting a claim's round trip (held jobs are leased and renewed like running ones).
         let capacity = configuration.concurrency * 2
         while !state.withLock({ $0.stopping }) {
-            let free = capacity - runningCount
+            let free = capacity - unfinishedCount
             var claimed: [Job] = []
             if free > 0 {
                 do {
@@ -93,7 +100,7 @@ public final class QueueWorker: Sendable {
                 for job in claimed { start(job) }
             }
             // A full claim may mean more are waiting: claim again at once if there is room.
-            if free > 0 && claimed.count == free && runningCount < capacity { continue }
+            if free > 0 && claimed.count == free && unfinishedCount < capacity { continue }
             await wakeup.wait(seconds: configuration.pollSeconds)
         }
         listener.cancel()
@@ -114,8 +121,14 @@ public final class QueueWorker: Sendable {
                 outcome = .failed(code: "internal", message: "\(error)", permanent: false)
             }
             let elapsed = ContinuousClock.now - started
+            // Its thread is free: let the loop claim the next job while this one's outcome is written.
+            state.withLock { _ = $0.recording.insert(job.id) }
+            wakeup.signal()
             await record(job, outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-            state.withLock { _ = $0.running.removeValue(forKey: job.id) }
+            state.withLock {
+                _ = $0.running.removeValue(forKey: job.id)
+                _ = $0.recording.remove(job.id)
+            }
             metrics.running(runningCount)
             wakeup.signal()
         }

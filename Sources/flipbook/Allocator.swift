@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// glibc malloc settings for the long-running commands (`ingest`, `worker`), set by this executable and
+/// glibc malloc settings for the long-running commands (`ingest`, `worker`, `convert` of several files), set by this executable and
 /// never by the library. Without them a batch keeps what its largest file used and then some: glibc raises
 /// its mmap threshold each time a large block is freed (up to 32 MB), so the next frame buffers and decode
 /// tables come from the heap instead of fresh mappings, and a heap fragmented by a 12 MP decode is never

@@ -84,6 +84,8 @@ struct Convert: ParsableCommand {
         let options = conversionOptions(colour: colour, container: plan.container)
         let conversion = options
         let reportFile = try report.map { try ReportWriter(path: $0) }
+        // A batch is a long run: keep its memory near what its largest file needs (see Allocator).
+        if plan.jobs.count > 1 { Allocator.keepLargeBlocksMapped() }
         let progress = ConversionProgress(total: plan.jobs.count)
         let failures = Atomic<Int>(0)
         let next = Atomic<Int>(0)
@@ -144,6 +146,7 @@ struct Convert: ParsableCommand {
                     printError("flipbook: \(job.input): \(describe(error))")
                 }
                 line.milliseconds = monotonicMs() - started
+                if jobsList.count > 1 { Allocator.releaseFreeMemory() }
                 reportFile?.append(line)
                 progress.step(line)
             }
