@@ -12,11 +12,14 @@ import Foundation
 public struct Ingester: Sendable {
     /// The folder outputs go under.
     public let outputRoot: String
+    /// The recipes `ingest` picks from by name.
     public let recipes: RecipeBook
+    /// Library limits for every source (pixels, bytes, frames, duration), checked from headers.
     public let limits: Limits
     /// Encoder threads per MP4 (0: libx264's choice). A process running several sources at once wants 1.
     public var encoderThreads = 0
 
+    /// An ingester writing under `outputRoot` (created as needed) with `recipes` and `limits`.
     public init(outputRoot: String, recipes: RecipeBook = .builtIn, limits: Limits = Limits()) {
         self.outputRoot = outputRoot.hasSuffix("/") && outputRoot.count > 1 ? String(outputRoot.dropLast()) : outputRoot
         self.recipes = recipes

@@ -27,15 +27,18 @@ public struct Recipe: Sendable, Equatable {
 
         /// Letters, digits, `-` and `_`; unique within a kind.
         public var name: String
+        /// What it is.
         public var operation: Operation
         /// Longer side (inside) or square side (cover), in pixels; nil: the source's own size (video) or 320.
         public var size: Int?
+        /// `thumb` and `poster`: inside (keep the aspect ratio) or cover (a centre-cropped square).
         public var fit: Fit
         /// For `thumb` and `poster`: JPEG, PNG or WebP.
         public var format: OutputFormat
         /// JPEG and WebP quality, 1-100.
         public var quality: Int
 
+        /// A derivative with the documented defaults: the operation's own size, inside, JPEG, quality 80.
         public init(name: String, operation: Operation, size: Int? = nil, fit: Fit = .inside,
                     format: OutputFormat = .jpeg, quality: Int = 80) {
             self.name = name
@@ -49,12 +52,16 @@ public struct Recipe: Sendable, Equatable {
 
     /// The name jobs and `--recipe` use.
     public var name: String
+    /// What a still (JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF, or a one-frame animation) gets.
     public var still: [Derivative]
+    /// What an animation of more than one frame (GIF, animated WebP, APNG) gets.
     public var animation: [Derivative]
+    /// What a video gets.
     public var video: [Derivative]
     /// Compute the ThumbHash and BlurHash (a small decode of every visual input).
     public var placeholders: Bool
 
+    /// A recipe making nothing for the kinds left out; placeholders on unless turned off.
     public init(name: String, still: [Derivative] = [], animation: [Derivative] = [], video: [Derivative] = [],
                 placeholders: Bool = true) {
         self.name = name

@@ -9,21 +9,33 @@ public struct IngestResult: Sendable, Equatable, Codable {
     public var source: String
     /// Hex SHA-256 of the source's bytes; nil if it could not be read.
     public var sha256: String?
+    /// The source's size in bytes.
     public var bytes: Int?
     /// `MediaType`'s name (`jpeg`, `gif`, `mp4`, ...).
     public var type: String?
+    /// Upright width in pixels (after EXIF orientation or a video's rotation).
     public var width: Int?
+    /// Upright height in pixels.
     public var height: Int?
+    /// The EXIF orientation as stored (1-8), nil where the format has none.
     public var orientation: Int?
+    /// An animation's or a video's duration.
     public var durationMs: Int?
+    /// Frames of an animation (1 for a still); a video's frame count when its container says.
     public var frames: Int?
+    /// An animation's loop count (0: forever); nil if it has none.
     public var loopCount: Int?
+    /// Whether the pixels carry alpha.
     public var hasAlpha: Bool?
+    /// ThumbHash and BlurHash; nil for the `probe` recipe and on failure.
     public var placeholder: Placeholder?
+    /// The files written, in recipe order.
     public var derivatives: [OutputFile]
     /// The recipe that ran.
     public var recipe: String
+    /// The Flipbook that made it (`FlipbookVersion.current`).
     public var flipbookVersion: String
+    /// Why it failed; nil on success.
     public var error: Failure?
 
     /// One written file.
@@ -32,11 +44,17 @@ public struct IngestResult: Sendable, Equatable, Codable {
         public var name: String
         /// Relative to the output root.
         public var path: String
+        /// MIME type, e.g. image/webp, video/mp4, text/vtt; charset=utf-8.
         public var contentType: String
+        /// Its size.
         public var bytes: Int
+        /// Hex SHA-256 of its bytes.
         public var sha256: String
+        /// Pixel width (nil for a WebVTT file).
         public var width: Int?
+        /// Pixel height (nil for a WebVTT file).
         public var height: Int?
+        /// For MP4s and a storyboard's WebVTT: the duration it covers.
         public var durationMs: Int?
 
         public func encode(to encoder: any Encoder) throws {
@@ -54,7 +72,9 @@ public struct IngestResult: Sendable, Equatable, Codable {
 
     /// A typed error's stable code (`FlipbookError.Code`) and its message.
     public struct Failure: Sendable, Equatable, Codable {
+        /// `FlipbookError.Code`'s stable name, e.g. `unknown-format`.
         public var code: String
+        /// One sentence for people, with the C library's own words when there are some.
         public var message: String
     }
 
