@@ -25,12 +25,6 @@ enum FileSystem {
                       isDirectory: type == S_IFDIR, isRegular: type == S_IFREG)
     }
 
-    /// The real path (every symlink resolved), or nil if it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 
     /// Names in the folder at `path` (not `.` or `..`) as raw bytes, or nil if it cannot be opened.
     static func names(_ path: String) -> [[UInt8]]? { DirectoryNames.bytes(path) }

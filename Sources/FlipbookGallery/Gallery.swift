@@ -74,7 +74,7 @@ public final class Gallery: Sendable {
 
     /// A gallery of `configuration.root`. Throws `GalleryError` 404 if the root is not a folder.
     public init(configuration: Configuration) throws(GalleryError) {
-        guard let real = FileSystem.realPath(configuration.root), FileSystem.status(real)?.isDirectory == true else {
+        guard let real = realPath(configuration.root), FileSystem.status(real)?.isDirectory == true else {
             throw GalleryError.notFound("the root \(configuration.root) is not a folder")
         }
         self.configuration = configuration
@@ -148,7 +148,7 @@ public final class Gallery: Sendable {
             throw GalleryError.notFound()
         }
         let joined = realRoot + "/" + segments.joined(separator: "/")
-        guard let real = FileSystem.realPath(joined), let relative = relativeToRoot(real), visible(relative),
+        guard let real = realPath(joined), let relative = relativeToRoot(real), visible(relative),
               FileSystem.status(real)?.isDirectory == true
         else { throw GalleryError.notFound() }
         return real
@@ -185,7 +185,7 @@ public final class Gallery: Sendable {
     /// The item for `name` in `folder`, or nil when it is not to be listed.
     func item(named raw: [UInt8], in segments: [String], folder: String) -> Item? {
         guard let name = String(validating: raw, as: UTF8.self) else { return nil }
-        guard let real = FileSystem.realPath(folder + "/" + name), let relative = relativeToRoot(real), !relative.isEmpty,
+        guard let real = realPath(folder + "/" + name), let relative = relativeToRoot(real), !relative.isEmpty,
               visible(relative), let status = FileSystem.status(real)
         else { return nil }
         let path = segments + [name]

@@ -73,19 +73,19 @@ public struct Ingester: Sendable {
         let kind = try Self.kind(of: info)
         let wanted = recipe.derivatives(for: kind)
         if recipe.placeholders { result.placeholder = try Placeholder(input: media) }
-        if !wanted.isEmpty || recipe.placeholders {
-            try makeDirectories("\(outputRoot)/\(folder)")
-        }
+        // A recipe that makes nothing and no placeholders (probe) writes nothing, not even its record.
+        let writes = !wanted.isEmpty || recipe.placeholders
+        if writes { try makeDirectories("\(outputRoot)/\(folder)") }
         for derivative in wanted {
             for (name, file, bytes, contentType, size) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
                 let relative = "\(folder)/\(file)"
                 try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)")
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
-                                                sha256: Self.hex(SHA256.hash(data: bytes)), width: size.width,
+                                                sha256: Hex.string(SHA256.hash(data: bytes)), width: size.width,
                                                 height: size.height, durationMs: size.durationMs))
             }
         }
-        if !wanted.isEmpty || recipe.placeholders {
+        if writes {
             // Recorded without the source's name: identical uploads under other names share it.
             var stored = result
             stored.source = ""
@@ -167,7 +167,7 @@ public struct Ingester: Sendable {
     /// Eight hex digits that change when the recipe's definition (or Flipbook's version) does, so a changed
     /// recipe under the same name is made afresh.
     static func recipeTag(_ recipe: Recipe) -> String {
-        String(hex(SHA256.hash(data: Array("\(FlipbookVersion.current) \(recipe)".utf8))).prefix(8))
+        String(Hex.string(SHA256.hash(data: Array("\(FlipbookVersion.current) \(recipe)".utf8))).prefix(8))
     }
 
     static func sha256(of file: FileByteSource) throws -> String {
@@ -180,17 +180,7 @@ public struct Ingester: Sendable {
             hasher.update(data: chunk[0..<n])
             offset += n
         }
-        return hex(hasher.finalize())
-    }
-
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef")
-        var out = ""
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return out
+        return Hex.string(hasher.finalize())
     }
 
     private func makeDirectories(_ path: String) throws {

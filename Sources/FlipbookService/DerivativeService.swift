@@ -235,7 +235,7 @@ public final class DerivativeService: Sendable {
     /// Wraps finished bytes: one copy into the shared buffer, and the ETag from their SHA-256.
     static func derivative(_ bytes: [UInt8], contentType: String) -> Derivative {
         let digest = SHA256.hash(data: bytes)
-        let etag = "\"" + DiskCache.hex(Array(digest).prefix(16)) + "\""
+        let etag = "\"" + Hex.string(Array(digest).prefix(16)) + "\""
         return Derivative(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: etag, cache: .miss)
     }
 

@@ -33,18 +33,8 @@ final class DiskCache: Sendable {
         approximateBytes.store(Self.scan(directory + "/objects").reduce(0) { $0 + $1.size }, ordering: .relaxed)
     }
 
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     private func keyPath(_ key: String) -> (folder: String, file: String) {
-        let name = Self.hex(SHA256.hash(data: Array(key.utf8)))
+        let name = Hex.string(SHA256.hash(data: Array(key.utf8)))
         let folder = "\(directory)/keys/\(name.prefix(2))"
         return (folder, "\(folder)/\(name)")
     }
@@ -68,7 +58,7 @@ final class DiskCache: Sendable {
     /// Stores `value` under `key` (object first, then the key that names it), then trims if over the limit.
     /// Failures are ignored: the cache is an optimisation, never a reason to fail a request.
     func insert(_ value: Derivative, for key: String) {
-        let name = Self.hex(value.bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) })
+        let name = Hex.string(value.bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) })
         let object = objectPath(name)
         var stored = false
         if access(object.file, F_OK) != 0 {

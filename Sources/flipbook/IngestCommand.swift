@@ -52,7 +52,8 @@ struct IngestCommand: ParsableCommand {
         var ingester = Ingester(outputRoot: output, recipes: book)
         // Several sources at once: one encoder thread each, as `convert --jobs` does.
         ingester.encoderThreads = workers > 1 ? 1 : 0
-        let lines = Mutex([String?](repeating: nil, count: sources.count))
+        // Kept for --manifest (written in input order at the end); standard output gets each line at once.
+        let lines = Mutex([String?](repeating: nil, count: manifest == nil ? 0 : sources.count))
         let failures = Atomic<Int>(0)
         let next = Atomic<Int>(0)
         let progress = Progress(total: sources.count)
@@ -69,9 +70,8 @@ struct IngestCommand: ParsableCommand {
                 }
                 let line = result.json()
                 lines.withLock { all in
-                    all[i] = line
                     // Printed as each finishes, under the lock so lines never interleave.
-                    if toStdout { printOut(line) }
+                    if toStdout { printOut(line) } else { all[i] = line }
                 }
                 progress.step(failed: result.failed)
             }
@@ -99,22 +99,19 @@ struct IngestCommand: ParsableCommand {
                 sources += text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { !$0.isEmpty }
             } else if isDirectory(input) {
                 let root = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
+                // The walk follows no symlink below `root` (lstat), so a file's real path is the root's real
+                // path and its relative path: no realpath call per file.
+                let rootReal = realPath(root)
                 sources += ConversionPlan.walk(root).filter { path in
                     let relative = path.dropFirst(root.count + 1)
                     if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { return false }
-                    guard let outputReal, let real = realPath(path) else { return true }
-                    return !real.hasPrefix(outputReal + "/")
+                    guard let outputReal, let rootReal else { return true }
+                    return !(rootReal + "/" + relative).hasPrefix(outputReal + "/")
                 }.sorted()
             } else {
                 sources.append(input)
             }
         }
         return sources
-    }
-
-    func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }
