@@ -43,7 +43,14 @@ final class WorkerQueueTests: XCTestCase {
     /// PostgreSQL restarted mid-run: all done, none twice.
     func testSurvivesDatabaseRestart() throws { try scenario("restart") }
     /// Bombs, truncated, unknown: failed at attempt 1; a late source is retried to done.
-    func testPermanentAndTransientFailures() throws { try scenario("failures") }
+    func testPermanentAndTransientFailures() throws {
+        // Its broken and hostile files are the corpus's.
+        let corpus = ProcessInfo.processInfo.environment["FLIPBOOK_CORPUS"] ?? Self.packageRoot.appendingPathComponent("../shared/corpus").path
+        guard FileManager.default.fileExists(atPath: corpus + "/MANIFEST.tsv") else {
+            throw XCTSkip("corpus not found at \(corpus) (set FLIPBOOK_CORPUS or put it at ../shared/corpus)")
+        }
+        try scenario("failures")
+    }
     /// The default recipe and a recipe file's: results equal `flipbook ingest`'s; files, hashes and sizes by ffprobe.
     func testRecipesThroughTheQueueMatchLocalIngest() throws { try scenario("recipes") }
 }

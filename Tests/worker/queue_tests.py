@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -294,7 +295,9 @@ def scenario_recipes(run):
     gives for the same file, every derivative is on disk with its hash, and ffprobe agrees with its size. An
     unknown recipe name and a pixel bomb fail at attempt 1 with invalid-argument and limit-exceeded."""
     media = make_media(run.root)
-    shutil.copy(os.path.join(CORPUS, "jpeg/jpeg-decoder/max_size.jpg"), os.path.join(run.root, "media/bomb.jpg"))
+    # A pixel bomb made here (so the scenario needs no corpus): a baseline JPEG header declaring 65535x65535.
+    with open(os.path.join(run.root, "media/bomb.jpg"), "wb") as f:
+        f.write(b"\xff\xd8\xff\xc0" + struct.pack(">HBHHB", 11, 8, 65535, 65535, 1) + bytes([1, 0x11, 0]) + b"\xff\xd9")
     recipe_file = os.path.join(run.tmp, "recipes.json")
     with open(recipe_file, "w") as f:
         json.dump({"recipes": {"tiny": {"still": [{"name": "t", "operation": "thumb", "size": 48, "format": "png"}],
