@@ -3,7 +3,7 @@
 
   make-bench-gifs.py OUTDIR
 
-Writes three files (skipping any that exist), each made the way such GIFs are usually made:
+Writes eight files (skipping any that exist), each made the way such GIFs are usually made:
 - logo-static.gif: a flat-colour logo with anti-aliased text, a short "shine" sweep and then long static
   stretches (held frames repeated, as screen-capture and banner tools write them), optimised by gifsicle -O3
   (transparent unchanged pixels, cropped frames).
@@ -11,8 +11,18 @@ Writes three files (skipping any that exist), each made the way such GIFs are us
   a character walking and a rotating gem; palette-exact, no dithering.
 - photo-loop.gif: a photographic loop (ffmpeg's mandelbrot zoom with film grain) reduced to 256 colours by
   ffmpeg's palettegen/paletteuse with Floyd-Steinberg dithering, so consecutive frames dither differently.
+- sticker.gif: a chat sticker: a cartoon face with a white die-cut border that bounces and squashes on a
+  transparent background, hard-edged alpha, each frame disposed to background (disposal 2).
+- screen-recording.gif: a terminal session typed line by line with a blinking cursor and a scroll, anti-aliased
+  monospace text, held frames, optimised by gifsicle -O3 as screen recorders' output usually is.
+- photo-pan.gif: a camera pan across a painted landscape (gradient sky, layered shaded hills with grain),
+  ffmpeg's palettegen/paletteuse with Floyd-Steinberg dithering.
+- globe.gif: a shaded planet turning over a star field, a local palette per frame with Floyd-Steinberg
+  dithering (Pillow), like the rotating-globe GIFs of image libraries' test suites.
+- pixel-scroll.gif: a 128x128 PICO-8-palette parallax scene (clouds, hills, tiled ground at three speeds)
+  enlarged 3x with nearest neighbour.
 
-Tools: Debian's python3-pil, gifsicle and ffmpeg (all in the Makefile's APT_PACKAGES). Deterministic.
+Tools: Debian's python3-pil, python3-numpy, gifsicle and ffmpeg (all in the Makefile's APT_PACKAGES). Deterministic.
 """
 import math
 import os
@@ -99,6 +109,174 @@ def photo_loop(path):
                     path], check=True)
 
 
+def sticker(path):
+    key = (255, 0, 255)  # the transparent colour: nothing else in the drawing is near it
+    frames = []
+    for f in range(20):
+        im = Image.new("RGB", (240, 240), key)
+        d = ImageDraw.Draw(im)
+        t = f / 20
+        hop = abs(math.sin(t * math.pi * 2))  # two hops per loop
+        squash = 1 - 0.18 * max(0.0, 0.35 - hop) / 0.35
+        rx, ry = 84 / squash ** 0.5, 84 * squash
+        cx, cy = 120, 200 - ry - 70 * hop
+        d.ellipse((cx - rx - 8, cy - ry - 8, cx + rx + 8, cy + ry + 8), fill=(255, 255, 255))  # die-cut border
+        d.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=(40, 30, 20))
+        for k in range(12):  # shading: lighter discs towards the top left
+            r = 1 - k / 14
+            c = (247, 190 + k * 4, 30 + k * 8)
+            ox, oy = -k * rx / 40, -k * ry / 40
+            d.ellipse((cx + ox - rx * r + 4, cy + oy - ry * r + 4, cx + ox + rx * r - 4, cy + oy + ry * r - 4), fill=c)
+        blink = f in (9, 10)
+        for ex in (-30, 30):
+            if blink:
+                d.line((cx + ex - 12, cy - 18, cx + ex + 12, cy - 18), fill=(40, 30, 20), width=5)
+            else:
+                d.ellipse((cx + ex - 10, cy - 34, cx + ex + 10, cy - 4), fill=(40, 30, 20))
+                d.ellipse((cx + ex - 4, cy - 30, cx + ex + 3, cy - 22), fill=(255, 255, 255))
+        d.arc((cx - 40, cy - 10, cx + 40, cy + 44), 20, 160, fill=(40, 30, 20), width=6)
+        d.ellipse((cx - 62, cy + 6, cx - 40, cy + 20), fill=(240, 120, 90))
+        d.ellipse((cx + 40, cy + 6, cx + 62, cy + 20), fill=(240, 120, 90))
+        frames.append(im)
+    quantised = [im.quantize(colors=64, method=Image.MEDIANCUT, dither=Image.NONE) for im in frames]
+    for q in quantised:  # the key colour's index becomes the transparent one
+        pal = q.getpalette()[:192]
+        idx = min(range(64), key=lambda i: sum(abs(pal[3 * i + c] - key[c]) for c in range(3)))
+        q.info["transparency"] = idx
+    quantised[0].save(path, save_all=True, append_images=quantised[1:], duration=60, loop=0, optimize=False,
+                      disposal=2, transparency=quantised[0].info["transparency"])
+
+
+def screen_recording(path):
+    try:
+        font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 13)
+    except OSError:
+        font = ImageFont.load_default()
+    script = ["$ make test", "swift build --build-tests", "Building for debugging...", "[412/412] Linking FlipbookPackageTests",
+              "Build complete! (38.21s)", "Test Suite 'All tests' started", "  GIFDecoderTests ......... passed",
+              "  ConversionTests ......... passed", "  RangeRequestTests ....... passed", "  WorkerTests ............. passed",
+              "233 tests: 233 passed, 0 failed, 0 skipped", "$ flipbook convert samples/ -o out/", "converted 4 files in 0.41 s",
+              "$ ls out/"]
+    colours = {"$": (130, 220, 120), " ": (200, 200, 200), "B": (110, 170, 255), "2": (250, 210, 90)}
+    frames, delays, shown = [], [], []
+
+    def draw(lines, partial, cursor):
+        im = Image.new("RGB", (480, 300), (30, 32, 40))
+        d = ImageDraw.Draw(im)
+        d.rectangle((0, 0, 479, 22), fill=(58, 60, 72))
+        for i, c in enumerate(((236, 95, 90), (245, 190, 80), (98, 196, 98))):
+            d.ellipse((10 + 20 * i, 6, 22 + 20 * i, 18), fill=c)
+        d.text((190, 4), "flipbook — bash", font=font, fill=(200, 200, 210))
+        rows = (lines + [partial])[-16:]
+        for r, text in enumerate(rows):
+            d.text((10, 30 + r * 16), text, font=font, fill=colours.get(text[:1], (215, 215, 215)))
+        if cursor:
+            x = 10 + int(d.textlength(rows[-1], font=font))
+            d.rectangle((x + 1, 31 + (len(rows) - 1) * 16, x + 8, 44 + (len(rows) - 1) * 16), fill=(215, 215, 215))
+        return im
+
+    for line in script:
+        if line.startswith("$"):  # typed, a few characters a frame
+            for n in range(2, len(line) + 1, 3):
+                frames.append(draw(shown, line[:n], True))
+                delays.append(80)
+            for k in range(4):  # a pause with the cursor blinking
+                frames.append(draw(shown, line, k % 2 == 0))
+                delays.append(250)
+        shown.append(line)
+        frames.append(draw(shown, "", True))
+        delays.append(120)
+    save_gif(frames, delays, path, colours=32)
+    subprocess.run(["gifsicle", "-O3", "-b", path], check=True)
+
+
+def photo_pan(path):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    w, h = 960, 240
+    y = np.arange(h)[:, None].astype(np.float32)
+    x = np.arange(w)[None, :].astype(np.float32)
+    img = np.zeros((h, w, 3), np.float32)
+    sky = np.clip(y / 150, 0, 1)
+    img[:] = (np.stack([70 + 150 * sky, 120 + 110 * sky, 200 + 30 * sky], -1)).repeat(w, 1)
+    sun = np.exp(-((x - 620) ** 2 + (y - 70) ** 2) / 900)[..., None]
+    img = img * (1 - sun) + np.array([255, 240, 200]) * sun
+    for k, (base, amp, col) in enumerate(((130, 40, (95, 110, 140)), (160, 30, (70, 100, 70)), (195, 22, (50, 80, 40)))):
+        ridge = base - amp * (0.6 * np.sin(x / (90 - 20 * k) + k) + 0.4 * np.sin(x / (37 - 7 * k) + 2 * k))
+        mask = (y >= ridge).astype(np.float32)[..., None]
+        shade = (1 - 0.5 * np.clip((y - ridge) / 80, 0, 1))[..., None]
+        img = img * (1 - mask) + np.array(col) * shade * mask
+    img += rng.normal(0, 6, img.shape)
+    work = path + ".png"
+    Image.fromarray(np.clip(img, 0, 255).astype(np.uint8)).save(work)
+    try:
+        subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-loop", "1", "-framerate", "12", "-i", work,
+                        "-vf", "crop=320:240:'t*200':0,trim=duration=3,split[a][b];[a]palettegen=stats_mode=diff[p];"
+                        "[b][p]paletteuse=dither=floyd_steinberg", path], check=True)
+    finally:
+        os.remove(work)
+
+
+def globe(path):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    size, n = 240, 36
+    stars = np.zeros((size, size, 3), np.float32)
+    for _ in range(120):
+        sx, sy = rng.integers(0, size, 2)
+        stars[sy, sx] = rng.uniform(120, 255)
+    c = (np.arange(size) - size / 2 + 0.5) / (size * 0.42)
+    X, Y = np.meshgrid(c, c)
+    inside = X ** 2 + Y ** 2 < 1
+    Z = np.sqrt(np.clip(1 - X ** 2 - Y ** 2, 0, 1))
+    lat = np.arcsin(np.clip(-Y, -1, 1))
+    light = np.clip(0.15 + 0.85 * (-0.5 * X - 0.4 * Y + 0.77 * Z), 0.08, 1)[..., None]
+    frames = []
+    for f in range(n):
+        lon = np.arctan2(X, Z) + f * 2 * np.pi / n
+        land = np.sin(3 * lon) * np.cos(2 * lat) + 0.6 * np.sin(5 * lon + 1.3) * np.sin(3 * lat + 0.4) > 0.35
+        ice = np.abs(lat) > 1.25
+        col = np.where(land[..., None], np.array([70, 140, 60]), np.array([30, 70, 160])).astype(np.float32)
+        col = np.where(ice[..., None], np.array([235, 240, 245], np.float32), col)
+        planet = col * light
+        frame = np.where(inside[..., None], planet, stars)
+        rim = (X ** 2 + Y ** 2 > 0.9) & inside
+        frame[rim] = frame[rim] * 0.6 + np.array([120, 170, 255]) * 0.4
+        frames.append(Image.fromarray(np.clip(frame, 0, 255).astype(np.uint8)))
+    quantised = [im.quantize(colors=256, method=Image.MEDIANCUT, dither=Image.FLOYDSTEINBERG) for im in frames]
+    quantised[0].save(path, save_all=True, append_images=quantised[1:], duration=70, loop=0, optimize=False, disposal=1)
+
+
+def pixel_scroll(path):
+    pico = [(0, 0, 0), (29, 43, 83), (126, 37, 83), (0, 135, 81), (171, 82, 54), (95, 87, 79), (194, 195, 199),
+            (255, 241, 232), (255, 0, 77), (255, 163, 0), (255, 236, 39), (0, 228, 54), (41, 173, 255),
+            (131, 118, 156), (255, 119, 168), (255, 204, 170)]  # PICO-8
+    frames = []
+    for f in range(32):
+        im = Image.new("RGB", (128, 128), pico[12])
+        d = ImageDraw.Draw(im)
+        for cx in range(-64, 192, 64):  # clouds, 1 px a frame
+            x = cx - (f % 64)
+            d.rectangle((x + 8, 18, x + 36, 24), fill=pico[7])
+            d.rectangle((x + 14, 13, x + 28, 18), fill=pico[7])
+        for hx in range(-48, 176, 48):  # hills, 3 px every 2 frames
+            x = hx - (f * 3 // 2) % 48
+            d.polygon([(x, 96), (x + 24, 60), (x + 48, 96)], fill=pico[3])
+            d.line((x + 24, 60, x + 30, 71), fill=pico[11])
+        for tx in range(0, 144, 16):  # ground tiles, 4 px a frame
+            x = tx - (f * 4) % 16
+            d.rectangle((x, 96, x + 15, 127), fill=pico[4])
+            d.rectangle((x, 96, x + 15, 99), fill=pico[11])
+            d.rectangle((x + 3, 106, x + 6, 109), fill=pico[5])
+            d.rectangle((x + 10, 116, x + 12, 118), fill=pico[9])
+        bob = (f // 4) % 2  # a runner in place
+        d.rectangle((52, 80 - bob, 59, 87 - bob), fill=pico[15])
+        d.rectangle((51, 88 - bob, 60, 93), fill=pico[8])
+        d.point((57, 83 - bob), fill=pico[0])
+        frames.append(im.resize((384, 384), Image.NEAREST))
+    save_gif(frames, [60] * len(frames), path, colours=16)
+
+
 def save_gif(frames, delays, path, colours):
     quantised = [f.quantize(colors=colours, method=Image.MEDIANCUT, dither=Image.NONE) for f in frames]
     quantised[0].save(path, save_all=True, append_images=quantised[1:], duration=[d for d in delays], loop=0,
@@ -108,7 +286,9 @@ def save_gif(frames, delays, path, colours):
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, make in (("logo-static.gif", logo), ("pixel-art.gif", pixel_art), ("photo-loop.gif", photo_loop)):
+    for name, make in (("logo-static.gif", logo), ("pixel-art.gif", pixel_art), ("photo-loop.gif", photo_loop),
+                       ("sticker.gif", sticker), ("screen-recording.gif", screen_recording), ("photo-pan.gif", photo_pan),
+                       ("globe.gif", globe), ("pixel-scroll.gif", pixel_scroll)):
         path = os.path.join(out, name)
         if not os.path.exists(path):
             make(path)
