@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Sweeps encoder settings on bench/gif2mp4.py's GIFs, each variant against the peer recipe, in one run.
 
-  bench/gif_sweep.py [--ref pillow|browser] [--s2] [--only SUBSTR[,SUBSTR...]] [--rows] [--fresh] 'NAME::COMMAND' ...
+  bench/gif_sweep.py [--ref pillow|browser] [--s2] [--only SUBSTR[,SUBSTR...]] [--half tuning|held-out] [--dir DIR]
+                     [--rows] [--fresh] 'NAME::COMMAND' ...
 
 COMMAND is a shell command with {in} and {out} (e.g. '.build/release/flipbook convert {in} -o {out} --crf 26'
 or 'ffmpeg -v error -y -i {in} ... {out}'). Inputs and peer are those of bench/gif2mp4.py; the reference is
 Pillow by default (quicker, for sweeping; bench/gif2mp4.py confirms a choice against Chromium). Per variant it
 prints the geometric mean of per-GIF byte ratios against the peer, mean SSIM (yuv444p, all planes; and
 SSIMULACRA2 with --s2) for the variant and the peer, the largest per-GIF SSIM shortfall and total encode time.
-With --rows it also prints each GIF's line.
+With --rows it also prints each GIF's line. --half keeps one half of bench/gif2mp4.py's split (tune on
+`tuning` only); --dir sweeps the GIFs of a folder instead (all held out).
 
 Caches (bench/work/, safe to delete): reference frames per GIF and reference kind (refs/), and each scored
 encode per GIF, reference, command and, for a command whose first word is a file (a flipbook binary), that
@@ -66,6 +68,15 @@ def main():
         i = argv.index("--ref")
         kind = argv[i + 1]
         del argv[i:i + 2]
+    half, folder = None, None
+    if "--half" in argv:
+        i = argv.index("--half")
+        half = argv[i + 1]
+        del argv[i:i + 2]
+    if "--dir" in argv:
+        i = argv.index("--dir")
+        folder = argv[i + 1]
+        del argv[i:i + 2]
     if "--only" in argv:
         i = argv.index("--only")
         only = argv[i + 1]
@@ -78,6 +89,11 @@ def main():
     subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True,
                    capture_output=True)
     gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
+    if folder:
+        gifs = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(".gif"))
+    elif half:
+        name = lambda g: os.path.relpath(g, gif2mp4.CORPUS) if g.startswith(gif2mp4.CORPUS) else os.path.basename(g)  # noqa: E731
+        gifs = [g for g in gifs if (name(g) in gif2mp4.TUNING) == (half == "tuning")]
     if only:
         gifs = [g for g in gifs if any(o in g for o in only.split(","))]
     fresh = "--fresh" in argv
