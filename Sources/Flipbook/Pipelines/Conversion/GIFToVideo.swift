@@ -37,11 +37,17 @@ public enum GIFToVideo {
         var gifFrames = 0, encodedFrames = 0, endMs = 0, lastFrameMs = 0
         var poster: [UInt8]?
         var size = Size(width: 0, height: 0)
-        let settings = GIFTuning.applies(to: options) ? GIFTuning.automatic(inputBytes: inputBytes).applied(to: options) : options
+        // Flipbook's own settings are chosen at the first frame, from what it measures (`GIFContent`).
+        let tuned = GIFTuning.applies(to: options)
+        var settings = options
 
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
+                if tuned {
+                    let content = GIFContent(rgba: rgba, width: width, height: height)
+                    settings = GIFTuning.automatic(inputBytes: inputBytes, content: content).applied(to: options)
+                }
                 encoder = try FrameEncoder(width: width, height: height, options: settings, loopCount: decoder.info.loopCount,
                                            measure: options.minimumSSIM != nil || options.targetSSIM != nil)
             }

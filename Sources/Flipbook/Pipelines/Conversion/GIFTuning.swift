@@ -56,14 +56,49 @@ struct GIFTuning: Sendable, Equatable {
     /// x264 settings added after Flipbook's own (`FrameEncoder`), before any `VideoConversionOptions.x264Params`.
     var x264Params: String
 
-    /// Flipbook's default settings for a GIF of `inputBytes`: the thorough analysis only up to
-    /// `analysisBudget`. A GIF's size stands for the work of encoding it (its LZW data grows with pixels
-    /// times frames), and the analysis costs its time in proportion while buying few bytes on large
-    /// files: sample_big.gif (751 KB, 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7%
-    /// larger with it; partial_gif_decode.gif (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller.
-    static func automatic(inputBytes: Int) -> GIFTuning {
-        GIFTuning(crf: 26, x264Params: inputBytes <= analysisBudget ? "me=umh:subme=9:trellis=2:chroma-qp-offset=-4" : "chroma-qp-offset=-4")
+    /// What kind of picture a GIF holds, from its first frame's `GIFContent.flatness`.
+    enum Kind: String, Sendable {
+        /// Flatness at least 0.9: logos, pixel art, stickers, screen recordings, LED signs.
+        case drawn
+        /// Flatness 0.5 to 0.9: rendered or lit graphics, gradients over flat areas (cogs, flags, globes).
+        case shaded
+        /// Flatness under 0.5: photographic frames dithered to a palette.
+        case photographic
+
+        init(_ content: GIFContent) {
+            self = content.flatness >= 0.9 ? .drawn : content.flatness >= 0.5 ? .shaded : .photographic
+        }
+
+        /// The constant rate factor: the highest that kept each kind of the tuning half at the peer's quality.
+        var crf: Int {
+            switch self {
+            case .drawn: 26
+            case .shaded: 25
+            case .photographic: 24
+            }
+        }
     }
+
+    /// Flipbook's default settings for a GIF of `inputBytes` whose first frame measured `content`: the crf
+    /// of its `Kind`, and the thorough analysis only up to `analysisBudget`. A GIF's size stands for the
+    /// work of encoding it (its LZW data grows with pixels times frames), and the analysis costs its time in
+    /// proportion while buying few bytes on large files: sample_big.gif (751 KB, 259 frames) took 1.6 s
+    /// with it and 1.0 s without, and was 0.7% larger with it; partial_gif_decode.gif (716 KB) and
+    /// photo-loop.gif (2 MB) were 6% and 3% smaller.
+    static func automatic(inputBytes: Int, content: GIFContent) -> GIFTuning {
+        let kind = Kind(content)
+        let analysis = inputBytes > analysisBudget ? "" : kind == .drawn ? drawnAnalysis : baseAnalysis
+        return GIFTuning(crf: kind.crf, x264Params: [analysis, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
+    }
+
+    /// The analysis of every GIF up to `analysisBudget`: uneven multi-hexagon motion search, subpixel
+    /// refinement 9, trellis quantisation on every macroblock decision.
+    static let baseAnalysis = "me=umh:subme=9:trellis=2"
+
+    /// Drawn GIFs' analysis: subpixel refinement 10 (quarter-pel rate-distortion on every macroblock type),
+    /// 16 reference frames (a sprite or a blinking cursor comes back to a picture several frames old) and
+    /// every partition size (thin lines and text edges).
+    static let drawnAnalysis = "me=umh:subme=10:trellis=2:ref=16:partitions=all"
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
