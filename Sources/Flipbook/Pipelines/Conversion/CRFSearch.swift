@@ -20,8 +20,8 @@ public struct CRFSearch: Sendable {
     /// The floor used when `VideoConversionOptions.minimumSSIM` is not given, on `QualityMeter`'s scale.
     /// Animated WebP and APNG (true colour, often lossless): 0.97, which takes uniform noise (0.936 against
     /// Pillow at crf 23) to a crf where it holds 0.95 against Pillow. GIF: none; its defaults are
-    /// `GIFTuning`'s (crf 26, chroma QP offset -4, thorough analysis), whose worst GIF in `make bench-gif`
-    /// (moon_impact.gif) is 0.008 SSIM under the peer without any measuring. (With crf 28, 0.955 with a
+    /// `GIFTuning`'s (a crf per kind of picture, chroma QP offset -4, thorough analysis), whose worst GIF in
+    /// `make bench-gif` (moon_impact.gif) is 0.003 SSIM under the peer without any measuring. (With crf 28, 0.955 with a
     /// reach of 3 crf steps (`floorReach(for:)`) lifted moon_impact.gif, 0.015 under the peer in the browser
     /// there, while a GIF's dithering, which reads as noise to SSIM, cost at most 3 steps, and every file
     /// paid a decode for the measuring; `--min-ssim 0.955 --crf 28` reproduces it.)

@@ -1,8 +1,9 @@
 /// GIF to looping, silent, timing-exact video. Frames come from `GIFDecoder` one at a time; each frame's
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. Output goes to memory through a seekable custom AVIO (faststart included). Encoder
-/// settings: `GIFTuning`'s by default (crf 26, chroma QP offset -4, thorough analysis: 0.78x the bytes of
-/// ffmpeg's `-tune animation` recipe at its quality in `make bench-gif`), the options' own crf otherwise;
+/// settings: `GIFTuning`'s by default, picked at the first frame from what `GIFContent` measures there (crf
+/// 26, 25 or 24 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
+/// options' own crf otherwise;
 /// x264's option-string SEI is left out (`X264InfoSEI`).
 public enum GIFToVideo {
     /// Converts a GIF (or animated WebP or APNG, sniffed) in memory, reading and parsing the file once

@@ -2,54 +2,30 @@
 /// the crf to Flipbook (`VideoConversionOptions.automaticTuning`) and asked for H.264 at the default preset
 /// with no SSIM floor or target; a given `--crf` is used as it is, with x264's own analysis settings.
 ///
-/// crf 26, chroma QP offset -4 (x264's `-tune animation` leaves -2), and for GIFs up to 256 KB a more thorough analysis than the
-/// medium preset's (uneven multi-hexagon motion search, subpixel refinement 9, trellis on every
-/// macroblock decision). Against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's
-/// rendering on `make bench-gif`'s 24 GIFs (`bench/gif_sweep.py`, one run on the shared machine):
+/// Chosen per GIF at its first frame, from what `GIFContent` measures there: the crf of its `Kind` (drawn
+/// 26, shaded 25, photographic 24), chroma QP offset -4 (x264's `-tune animation` leaves -2) and, for GIFs
+/// up to 256 KB, a more thorough analysis than the medium preset's (`baseAnalysis`; `drawnAnalysis` for
+/// drawn GIFs). Tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half
+/// tuning --ref browser --s2`: 16 GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored
+/// against Chromium's rendering; one run on a loaded shared machine, SSIMULACRA2 over 8 frame pairs a GIF):
 ///
-/// | settings | bytes (geomean) | mean SSIM | worst GIF | encode time |
-/// |---|---|---|---|---|
-/// | peer | 1.000 | 0.9446 | | 20.0 s |
-/// | crf 23 (before) | 0.891 | 0.9604 | -0.0019 | 23.5 s |
-/// | crf 26, chroma -4 | 0.807 | 0.9592 | -0.0087 | 25.4 s |
-/// | crf 26, chroma -4, analysis (these) | 0.782 | 0.9595 | -0.0080 | 33.3 s |
-/// | crf 27, chroma -5, analysis | 0.751 | 0.9588 | -0.0110 | |
-/// | crf 28, chroma -6 | 0.731 | 0.9580 | -0.0153 | 24.5 s |
+/// | settings | bytes (geomean) | largest SSIM shortfall |
+/// |---|---|---|
+/// | crf 26 for every GIF (before) | 0.825 | moon_impact.gif -0.0078 |
+/// | photographic crf 24, every other GIF 26 | 0.872 | -0.0032 |
+/// | drawn 26 with `drawnAnalysis`, shaded 25, photographic 24 (these) | 0.840 | -0.0032 |
+/// | the same with drawn GIFs at crf 27 | 0.813 | |
 ///
-/// The worst GIF is always moon_impact.gif (smooth photographic luma). The analysis settings pay for
-/// themselves in quality on flat graphics: pixel-art.gif scores SSIMULACRA2 89.7 (the peer 89.9) at crf 26
-/// with them, 88.8 at crf 23 without. Measured and not chosen: a split by content (flat 2x2 blocks of the
-/// first frame): dithered photographic GIFs keep the peer's SSIMULACRA2 only at crf 24 (photo-loop 57.7
-/// against 57.1, 0.93x the bytes; at crf 26 54.9, 0.67x), which took the geometric mean over 0.8x;
-/// psy-rd 1.0 on them cost 16% more bytes for no SSIMULACRA2; b-adapt 2 with 8 B-frames made logos larger.
-///
-/// The frontier per preset (`make bench-gif-frontier`: each preset with chroma -4, at medium with the
-/// analysis up to 256 KB, at the highest crf that keeps the peer's mean SSIM, mean SSIMULACRA2 and every
-/// GIF within 0.01 SSIM; wall time of one process per file against the peer's, alternating, same run,
-/// load average 1-3; two runs of the same peer command differed by 5%):
-///
-/// | preset | crf | bytes (geomean) | mean SSIM | mean S2 | wall vs peer |
-/// |---|---|---|---|---|---|
-/// | peer (medium, crf 23) | | 1.000 | 0.9446 | 44.22 | 1.00x |
-/// | ultrafast | 24 | 1.526 | 0.9603 | 55.20 | 0.46x |
-/// | superfast | 24 | 1.322 | 0.9605 | 55.38 | 0.55x |
-/// | veryfast | 25 | 0.902 | 0.9575 | 53.27 | 0.55x |
-/// | faster | 26 | 0.797 | 0.9579 | 53.40 | 0.64x |
-/// | fast | 26 | 0.809 | 0.9591 | 54.31 | 0.72x |
-/// | medium, analysis (these) | 26 | 0.784 | 0.9594 | 54.45 | 0.82x |
-/// | slow | 26 | 0.787 | 0.9594 | 54.48 | 0.99x |
-///
-/// At crf 27 every preset from faster to slow put a GIF more than 0.01 under the peer (moon_impact.gif or
-/// logo.gif). Only medium, slow and faster (by 0.003) stay under 0.8x the bytes; none reaches half the
-/// peer's wall time, because a small GIF's process costs ~43 ms CPU against the peer's ~60 ms, most of it
-/// loading libavcodec and libavformat (`make bench-start-cost`). Measured and not chosen: faster everywhere
-/// (0.65x the peer's wall in a second run, but pixel-art.gif +13% and led7.gif +11% bytes over these);
-/// x264's fast preset from 16 M pixels x frames (0.80x wall against these 0.82x in the same run, within its
-/// 5% noise): on sample_big.gif, the bench's one such GIF, fast wrote fewer bytes than medium at the same
-/// quality (0.744x the peer's against 0.753x) for a fifth less CPU, but on three larger synthetic GIFs
-/// (`bench/gif_large_presets.sh`: ffmpeg testsrc2 480x480 x 400 frames, mandelbrot 400x300 x 200, a
-/// 16-colour cellular automaton 640x480 x 300) it cost 3.5%, 3.5% and 15% more bytes at the same SSIM, for
-/// 15% and 14% less CPU on the first two and none on the third.
+/// These settings scored mean SSIM 0.9683 against the peer's 0.9578 and SSIMULACRA2 65.29 against 62.26
+/// there (the peer's mean is pulled down by its disposal of dispose_bgnd.gif).
+/// One crf for every GIF left the dithered photographs and smooth shading under the peer (moon_impact.gif
+/// -0.0078 SSIM; on real GIFs from other projects' suites, a 400x400 rotating globe 3.7 SSIMULACRA2 points
+/// under) while flat drawings had quality to spare. Flatness separates them cleanly on every GIF measured:
+/// drawn 0.89-1.00, flags and globes 0.61-0.81, photographic 0.10-0.40. Measured and not chosen: x264's
+/// exhaustive analysis (tesa, 16 references, every partition, merange 32, no fast P-skip) at 0.755x the
+/// bytes but three times the encode time (the target is the peer's wall time); no MB-tree (better on
+/// dithered loops, worse on moon_impact); B-frames, which saved 10-25% on logos and dithered photos but
+/// cost ffmpeg's per-packet durations (`FrameEncoder`). Every GIF's row on both halves: `make bench-gif`.
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
