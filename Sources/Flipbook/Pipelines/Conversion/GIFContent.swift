@@ -37,8 +37,4 @@ struct GIFContent: Sendable, Equatable {
         }
         flatness = Double(equal) / Double(pairs)
     }
-
-    init(flatness: Double) {
-        self.flatness = flatness
-    }
 }

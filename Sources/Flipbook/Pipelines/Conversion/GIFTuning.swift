@@ -7,7 +7,8 @@
 /// up to 256 KB, a more thorough analysis than the medium preset's (`baseAnalysis`; `drawnAnalysis` for
 /// drawn GIFs). Tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half
 /// tuning --ref browser --s2`: 16 GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored
-/// against Chromium's rendering; one run on a loaded shared machine, SSIMULACRA2 over 8 frame pairs a GIF):
+/// against Chromium's rendering; one run on a loaded shared machine, with SSIMULACRA2 over 8 evenly spaced
+/// frame pairs a GIF, an option of the sweep since dropped: `--s2` now scores every pair):
 ///
 /// | settings | bytes (geomean) | largest SSIM shortfall |
 /// |---|---|---|
@@ -33,7 +34,7 @@ struct GIFTuning: Sendable, Equatable {
     var x264Params: String
 
     /// What kind of picture a GIF holds, from its first frame's `GIFContent.flatness`.
-    enum Kind: String, Sendable {
+    enum Kind: Sendable {
         /// Flatness at least 0.9: logos, pixel art, stickers, screen recordings, LED signs.
         case drawn
         /// Flatness 0.5 to 0.9: rendered or lit graphics, gradients over flat areas (cogs, flags, globes).
