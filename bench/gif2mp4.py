@@ -45,6 +45,11 @@ TUNING = {"logo-static.gif", "pixel-art.gif", "photo-loop.gif", "sticker.gif", "
           "gif/pillow/dispose_prev.gif"}
 
 
+def half_name(gif):
+    """How a GIF is named in the table and in TUNING: its corpus path, else its file name."""
+    return os.path.relpath(gif, CORPUS) if gif.startswith(CORPUS) else os.path.basename(gif)
+
+
 def corpus_gifs():
     gifs = []
     manifest = os.path.join(CORPUS, "MANIFEST.tsv")
@@ -78,7 +83,7 @@ def main():
     try:
         with Browser() as browser:
             for i, gif in enumerate(gifs):
-                name = os.path.relpath(gif, CORPUS) if gif.startswith(CORPUS) else os.path.basename(gif)
+                name = half_name(gif)
                 try:
                     ref = Reference.cached(gif, "browser", browser, os.path.join(ROOT, "bench", "work", "refs"))
                 except Exception as error:
@@ -120,11 +125,11 @@ def main():
     if not rows:
         print("(no GIFs scored)")
         return
-    held = [r for r in rows if r[0] not in TUNING]
-    for label, subset in (("all", rows), ("tuning", [r for r in rows if r[0] in TUNING]), ("held-out", held)):
+    tuning, held = [r for r in rows if r[0] in TUNING], [r for r in rows if r[0] not in TUNING]
+    for label, subset in (("all", rows), ("tuning", tuning), ("held-out", held)):
         if subset:
             summary(label, subset)
-    for label, subset in (("tuning", [r for r in rows if r[0] in TUNING]), ("held-out", held)):
+    for label, subset in (("tuning", tuning), ("held-out", held)):
         print(f"{label} half: {', '.join(r[0] for r in subset) or 'none'}")
     if held:
         geo, ssim_a, ssim_b, s2_a, s2_b, wall, worst = figures(held)

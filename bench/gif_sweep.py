@@ -92,8 +92,7 @@ def main():
     if folder:
         gifs = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(".gif"))
     elif half:
-        name = lambda g: os.path.relpath(g, gif2mp4.CORPUS) if g.startswith(gif2mp4.CORPUS) else os.path.basename(g)  # noqa: E731
-        gifs = [g for g in gifs if (name(g) in gif2mp4.TUNING) == (half == "tuning")]
+        gifs = [g for g in gifs if (gif2mp4.half_name(g) in gif2mp4.TUNING) == (half == "tuning")]
     if only:
         gifs = [g for g in gifs if any(o in g for o in only.split(","))]
     fresh = "--fresh" in argv

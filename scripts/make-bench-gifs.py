@@ -243,8 +243,7 @@ def globe(path):
         rim = (X ** 2 + Y ** 2 > 0.9) & inside
         frame[rim] = frame[rim] * 0.6 + np.array([120, 170, 255]) * 0.4
         frames.append(Image.fromarray(np.clip(frame, 0, 255).astype(np.uint8)))
-    quantised = [im.quantize(colors=256, method=Image.MEDIANCUT, dither=Image.FLOYDSTEINBERG) for im in frames]
-    quantised[0].save(path, save_all=True, append_images=quantised[1:], duration=70, loop=0, optimize=False, disposal=1)
+    save_gif(frames, [70] * n, path, colours=256, dither=Image.FLOYDSTEINBERG)
 
 
 def pixel_scroll(path):
@@ -277,8 +276,8 @@ def pixel_scroll(path):
     save_gif(frames, [60] * len(frames), path, colours=16)
 
 
-def save_gif(frames, delays, path, colours):
-    quantised = [f.quantize(colors=colours, method=Image.MEDIANCUT, dither=Image.NONE) for f in frames]
+def save_gif(frames, delays, path, colours, dither=Image.NONE):
+    quantised = [f.quantize(colors=colours, method=Image.MEDIANCUT, dither=dither) for f in frames]
     quantised[0].save(path, save_all=True, append_images=quantised[1:], duration=[d for d in delays], loop=0,
                       optimize=False, disposal=1)
 
