@@ -12,7 +12,7 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavut
                 libturbojpeg0-dev libjpeg62-turbo-dev libisal-dev ffmpeg python3 python3-pil python3-numpy libvips-tools hyperfine \
                 ffmpegthumbnailer gifsicle time bc python3-venv chromium nginx-light wrk linux-perf \
                 liblcms2-dev libwebp-dev libheif-dev libheif-examples libavif-bin libpng-dev \
-                libdav1d-dev
+                libdav1d-dev valgrind
 # Ghostscript's ICC profiles: a second CMYK profile (SWOP) for the colour tests.
 APT_PACKAGES += libgs-common
 # `flipbook worker`'s tests and bench: a real PostgreSQL 15, started by the tests in a temporary folder.

@@ -216,6 +216,94 @@ def bench_ranges():
               f"nginx {median(ngi):,.0f}: {median(fbi) / median(ngi):.2f}x")
     ratios = sorted(a / b for a, b in zip(fbr, ngr))
     print(f"   per-pair req/s ratios: {[round(x, 2) for x in ratios]}")
+    bench_instructions(docroot)
+
+
+def callgrind_per_request(cmd, url, pid_file=None):
+    """User-space instructions per request of a server run under valgrind's callgrind: counters zeroed after a
+    warm-up, then `wrk -t1 -c8` for 5 s, then dumped. Counts repeat across machines where wall and CPU time do
+    not (and need no hardware counters); kernel work (the copy into the socket, nginx's sendfile) is not in them."""
+    out = tempfile.mktemp(prefix="flipbook-callgrind-")
+    proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port = int(re.search(r":(\d+)/", url).group(1))
+        wait_port(port, timeout=180)
+        get(url, {"Range": "bytes=0-65535"})
+        subprocess.run(["wrk", "-t1", "-c8", "-d2s", "-H", "Range: bytes=0-65535", url], capture_output=True, check=True)
+        subprocess.run(["callgrind_control", "-z", str(proc.pid)], capture_output=True, check=True)
+        run = subprocess.run(["wrk", "-t1", "-c8", "-d5s", "-H", "Range: bytes=0-65535", url], capture_output=True, text=True, check=True).stdout
+        subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True, check=True)
+        requests = int(re.search(r"(\d+) requests in", run).group(1))
+        with open(out + ".1") as f:
+            total = int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
+        return total / max(1, requests), requests
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        for f in (out, out + ".1"):
+            if os.path.exists(f):
+                os.remove(f)
+
+
+def bench_instructions(docroot):
+    """`ranges` again under callgrind, one server process each: nginx with master_process off and one worker,
+    flipbook serving the MP4 that a plain run left in a disk cache (a conversion under valgrind takes minutes)."""
+    import shutil
+    if not shutil.which("valgrind"):
+        print("== instructions per request: valgrind is not installed; not measured")
+        return
+    root = os.path.join(WORK, "root")
+    cache = tempfile.mkdtemp(prefix="flipbook-cg-cache-")
+    fb, port = start_flipbook(root, "--disk-cache", cache)
+    try:
+        get(f"http://127.0.0.1:{port}/mp4/big.gif")
+    finally:
+        stop(fb)
+    # Valgrind 3.19 gives up on the DWARF 5 that Swift 6.3 writes ("Possibly corrupted debuginfo file"):
+    # it runs a copy without debug sections (the same machine code).
+    binary = os.path.join(cache, "flipbook-nodebug")
+    subprocess.run(["objcopy", "--strip-debug", FLIPBOOK, binary], check=True)
+    fb_port = free_port()
+    fbi, fbn = callgrind_per_request([binary, "serve", root, "--port", str(fb_port), "--log-level", "warning", "--disk-cache", cache],
+                                     f"http://127.0.0.1:{fb_port}/mp4/big.gif")
+    ng_port = free_port()
+    conf_dir = tempfile.mkdtemp(prefix="flipbook-nginx-cg-")
+    conf = os.path.join(conf_dir, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""worker_processes 1;
+master_process off;
+daemon off;
+pid {conf_dir}/nginx.pid;
+error_log {conf_dir}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types {{ video/mp4 mp4; }}
+    client_body_temp_path {conf_dir}/body;
+    proxy_temp_path {conf_dir}/proxy;
+    fastcgi_temp_path {conf_dir}/fastcgi;
+    uwsgi_temp_path {conf_dir}/uwsgi;
+    scgi_temp_path {conf_dir}/scgi;
+    server {{
+        listen 127.0.0.1:{ng_port};
+        root {docroot};
+        etag on;
+    }}
+}}
+""")
+    ngi, ngn = callgrind_per_request(["nginx", "-c", conf], f"http://127.0.0.1:{ng_port}/big.mp4")
+    shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(conf_dir, ignore_errors=True)
+    print(f"== user-space instructions per 64 KB range (valgrind callgrind, wrk -t1 -c8 5 s, {fbn} and {ngn} requests)")
+    print(f"   flipbook serve {fbi:10,.0f}   nginx-light {ngi:10,.0f}   ratio {fbi / ngi:.2f}x")
+    print("   (machine-independent; the kernel's share, the copy into the socket that nginx's sendfile avoids, is not counted)")
 
 
 def bench_memory():

@@ -133,6 +133,23 @@ import Testing
         #expect(try t.size(default: 256) == 64)
     }
 
+    /// The pieces WHATWG's URL parser gives for the same targets (Chromium's and Python's urllib agree on
+    /// these): the path cut at every '/', the query at every '&', each pair at its first '='.
+    @Test func splitsAsURLParsersDo() throws {
+        let t = try RequestTarget("/mp4/a/b%3Fc.gif?&size=2=3&&x&=y")
+        #expect(t.route == "mp4")
+        #expect(t.segments == ["a", "b?c.gif"])
+        #expect(t.rawPath == "a/b%3Fc.gif")
+        #expect(t.query.map(\.name) == ["size", "x", ""])
+        #expect(t.query.map(\.value) == ["2=3", "", "y"])
+        let root = try RequestTarget("/")
+        #expect(root.route == "" && root.segments.isEmpty && root.rawPath == "" && root.query.isEmpty)
+        let bare = try RequestTarget("/health?")
+        #expect(bare.route == "health" && bare.rawPath == "" && bare.query.isEmpty)
+        #expect(throws: RequestTarget.RouteError.self) { try RequestTarget("mp4/a.gif") }
+        #expect(throws: RequestTarget.RouteError.self) { try RequestTarget("/mp4/a.gif/") }
+    }
+
     @Test(arguments: ["/original/../etc/passwd", "/original/%2e%2e/x", "/original/a%2fb", "/original/a%2Fb", "/original//etc/passwd",
                       "/original/a/./b", "/original/a%00b", "/original/%", "/original/%zz", "/original/a%5cb", "/original/%ff"])
     func rejectsTraversal(target: String) {
