@@ -8,6 +8,8 @@ Prints each row and the geomeans of the wall and peak-RSS ratios against their t
     bench/posters.py --ab BEFORE AFTER [runs]   two builds side by side against the peer, same rounds"""
 import math
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +43,30 @@ def medians(commands, runs):
     return {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
 
 
+def instructions(argv):
+    """Instructions the command executes, all threads, user space (valgrind's callgrind): a count that repeats
+    on another machine where wall time does not. None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    fd, out = tempfile.mkstemp(prefix="flipbook-callgrind-")
+    os.close(fd)
+    try:
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        with open(out) as f:
+            return int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
+    finally:
+        os.remove(out)
+
+
+def without_debug_info(binary, folder):
+    """A copy of `binary` without its debug sections (the same machine code): valgrind 3.19 gives up on the
+    DWARF 5 that Swift 6.3 writes ("Possibly corrupted debuginfo file")."""
+    copy = os.path.join(folder, os.path.basename(binary) + f"-nodebug-{abs(hash(binary))}")
+    subprocess.run(["objcopy", "--strip-debug", binary, copy], check=True)
+    return copy
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -52,9 +78,13 @@ def table(builds, runs):
     print(f"\n## Video posters over five encodings, 256 px, one process each: median of {runs} alternating runs\n")
     print("Inputs from scripts/make-poster-bench.sh (ffmpeg's testsrc2). Targets: geomean <= "
           f"{WALL_GEOMEAN}x wall and <= {RSS_GEOMEAN}x RSS of ffmpegthumbnailer, no row above {WALL_ROW}x / {RSS_ROW}x.\n")
-    print("| clip | build | flipbook | ffmpegthumbnailer | wall ratio | flipbook RSS | peer RSS | RSS ratio |")
-    print("|---|---|---|---|---|---|---|---|", flush=True)
+    print("Instructions: one run of each under valgrind's callgrind (user space, every thread; valgrind offers no")
+    print("AVX-512, so both sides take their AVX2 paths there).\n")
+    print("| clip | build | flipbook | ffmpegthumbnailer | wall ratio | flipbook RSS | peer RSS | RSS ratio | instructions ratio |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     ratios = {label: ([], []) for label in builds}
+    counted = {label: [] for label in builds}
+    stripped = {label: without_debug_info(binary, out) for label, binary in builds.items()} if shutil.which("valgrind") else {}
     for v in videos:
         commands = {label: [binary, "poster", v, "-o", os.path.join(out, f"{i}.jpg"), "--size", "256"]
                     for i, (label, binary) in enumerate(builds.items())}
@@ -66,13 +96,23 @@ def table(builds, runs):
             ratios[label][0].append(wall)
             ratios[label][1].append(rss)
             flag = " (over)" if wall > WALL_ROW or rss > RSS_ROW else ""
+            counts = ""
+            if stripped:
+                ours = instructions([stripped[label], *commands[label][1:]])
+                theirs = instructions(commands["peer"])
+                counted[label].append(ours / theirs)
+                counts = f" {ours / 1e6:,.0f}M / {theirs / 1e6:,.0f}M: {ours / theirs:.2f}x |"
+            else:
+                counts = " not counted (no valgrind) |"
             print(f"| {os.path.basename(v)} | {label} | {med[label][0]:.1f} ms | {peer[0]:.1f} ms | {wall:.2f}x | "
-                  f"{med[label][1]:.1f} MB | {peer[1]:.1f} MB | {rss:.2f}x{flag} |", flush=True)
+                  f"{med[label][1]:.1f} MB | {peer[1]:.1f} MB | {rss:.2f}x{flag} |{counts}", flush=True)
     for label, (walls, rsses) in ratios.items():
         gw, gr = geomean(walls), geomean(rsses)
         verdict = "met" if gw <= WALL_GEOMEAN and gr <= RSS_GEOMEAN and max(walls) <= WALL_ROW and max(rsses) <= RSS_ROW else "missed"
         print(f"\n{label}: geomean wall {gw:.2f}x (target <= {WALL_GEOMEAN}x), geomean RSS {gr:.2f}x (target <= {RSS_GEOMEAN}x); "
               f"worst row {max(walls):.2f}x wall, {max(rsses):.2f}x RSS: {verdict}")
+        if counted[label]:
+            print(f"{label}: instructions geomean {geomean(counted[label]):.2f}x, worst row {max(counted[label]):.2f}x the peer's")
 
 
 if __name__ == "__main__":
