@@ -133,12 +133,13 @@ def wrk(url, pid):
     return rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests), instructions / max(1, requests)
 
 
-def nginx(docroot):
-    port = free_port()
+def nginx_conf(docroot, port, workers="auto", master=True):
+    """A generated nginx.conf serving `docroot` on `port` (sendfile on, no access log); returns its path."""
     conf_dir = tempfile.mkdtemp(prefix="flipbook-nginx-")
     conf = os.path.join(conf_dir, "nginx.conf")
     with open(conf, "w") as f:
-        f.write(f"""worker_processes auto;
+        f.write(f"""worker_processes {workers};
+{"" if master else "master_process off;"}
 pid {conf_dir}/nginx.pid;
 error_log {conf_dir}/error.log warn;
 events {{ worker_connections 1024; }}
@@ -160,6 +161,12 @@ http {{
     }}
 }}
 """)
+    return conf
+
+
+def nginx(docroot):
+    port = free_port()
+    conf = nginx_conf(docroot, port)
     proc = subprocess.Popen(["nginx", "-c", conf, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port)
     return proc, port
@@ -271,36 +278,10 @@ def bench_instructions(docroot):
     fbi, fbn = callgrind_per_request([binary, "serve", root, "--port", str(fb_port), "--log-level", "warning", "--disk-cache", cache],
                                      f"http://127.0.0.1:{fb_port}/mp4/big.gif")
     ng_port = free_port()
-    conf_dir = tempfile.mkdtemp(prefix="flipbook-nginx-cg-")
-    conf = os.path.join(conf_dir, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""worker_processes 1;
-master_process off;
-daemon off;
-pid {conf_dir}/nginx.pid;
-error_log {conf_dir}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    types {{ video/mp4 mp4; }}
-    client_body_temp_path {conf_dir}/body;
-    proxy_temp_path {conf_dir}/proxy;
-    fastcgi_temp_path {conf_dir}/fastcgi;
-    uwsgi_temp_path {conf_dir}/uwsgi;
-    scgi_temp_path {conf_dir}/scgi;
-    server {{
-        listen 127.0.0.1:{ng_port};
-        root {docroot};
-        etag on;
-    }}
-}}
-""")
-    ngi, ngn = callgrind_per_request(["nginx", "-c", conf], f"http://127.0.0.1:{ng_port}/big.mp4")
+    conf = nginx_conf(docroot, ng_port, workers=1, master=False)
+    ngi, ngn = callgrind_per_request(["nginx", "-c", conf, "-g", "daemon off;"], f"http://127.0.0.1:{ng_port}/big.mp4")
     shutil.rmtree(cache, ignore_errors=True)
-    shutil.rmtree(conf_dir, ignore_errors=True)
+    shutil.rmtree(os.path.dirname(conf), ignore_errors=True)
     print(f"== user-space instructions per 64 KB range (valgrind callgrind, wrk -t1 -c8 5 s, {fbn} and {ngn} requests)")
     print(f"   flipbook serve {fbi:10,.0f}   nginx-light {ngi:10,.0f}   ratio {fbi / ngi:.2f}x")
     print("   (machine-independent; the kernel's share, the copy into the socket that nginx's sendfile avoids, is not counted)")
