@@ -8,14 +8,13 @@ Prints each row and the geomeans of the wall and peak-RSS ratios against their t
     bench/posters.py --ab BEFORE AFTER [runs]   two builds side by side against the peer, same rounds"""
 import math
 import os
-import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import callgrind  # noqa: E402
 from compare import FLIPBOOK, ROOT, run  # noqa: E402
 
 WALL_GEOMEAN, RSS_GEOMEAN, WALL_ROW, RSS_ROW = 0.5, 0.75, 0.7, 0.9
@@ -43,30 +42,6 @@ def medians(commands, runs):
     return {k: (statistics.median(x[0] for x in v) * 1000, statistics.median(x[1] for x in v)) for k, v in results.items()}
 
 
-def instructions(argv):
-    """Instructions the command executes, all threads, user space (valgrind's callgrind): a count that repeats
-    on another machine where wall time does not. None without valgrind."""
-    if not shutil.which("valgrind"):
-        return None
-    fd, out = tempfile.mkstemp(prefix="flipbook-callgrind-")
-    os.close(fd)
-    try:
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        with open(out) as f:
-            return int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
-    finally:
-        os.remove(out)
-
-
-def without_debug_info(binary, folder):
-    """A copy of `binary` without its debug sections (the same machine code): valgrind 3.19 gives up on the
-    DWARF 5 that Swift 6.3 writes ("Possibly corrupted debuginfo file")."""
-    copy = os.path.join(folder, os.path.basename(binary) + f"-nodebug-{abs(hash(binary))}")
-    subprocess.run(["objcopy", "--strip-debug", binary, copy], check=True)
-    return copy
-
-
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -84,7 +59,7 @@ def table(builds, runs):
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     ratios = {label: ([], []) for label in builds}
     counted = {label: [] for label in builds}
-    stripped = {label: without_debug_info(binary, out) for label, binary in builds.items()} if shutil.which("valgrind") else {}
+    stripped = {label: callgrind.without_debug_info(binary, out) for label, binary in builds.items()} if callgrind.available() else {}
     for v in videos:
         commands = {label: [binary, "poster", v, "-o", os.path.join(out, f"{i}.jpg"), "--size", "256"]
                     for i, (label, binary) in enumerate(builds.items())}
@@ -96,10 +71,9 @@ def table(builds, runs):
             ratios[label][0].append(wall)
             ratios[label][1].append(rss)
             flag = " (over)" if wall > WALL_ROW or rss > RSS_ROW else ""
-            counts = ""
             if stripped:
-                ours = instructions([stripped[label], *commands[label][1:]])
-                theirs = instructions(commands["peer"])
+                ours = callgrind.count([stripped[label], *commands[label][1:]])
+                theirs = callgrind.count(commands["peer"])
                 counted[label].append(ours / theirs)
                 counts = f" {ours / 1e6:,.0f}M / {theirs / 1e6:,.0f}M: {ours / theirs:.2f}x |"
             else:

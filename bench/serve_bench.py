@@ -9,7 +9,10 @@
    (fresh, no disk cache) vs running the CLI once per request: throughput and p50/p99 per request.
 Both sides log nothing per request (nginx access_log off, flipbook --log-level warning).
 """
-import concurrent.futures, os, re, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import concurrent.futures, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import callgrind  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 WORK = os.path.join(ROOT, "bench/work/serve")
@@ -226,11 +229,12 @@ def bench_ranges():
     bench_instructions(docroot)
 
 
-def callgrind_per_request(cmd, url, pid_file=None):
+def callgrind_per_request(cmd, url):
     """User-space instructions per request of a server run under valgrind's callgrind: counters zeroed after a
     warm-up, then `wrk -t1 -c8` for 5 s, then dumped. Counts repeat across machines where wall and CPU time do
     not (and need no hardware counters); kernel work (the copy into the socket, nginx's sendfile) is not in them."""
-    out = tempfile.mktemp(prefix="flipbook-callgrind-")
+    folder = tempfile.mkdtemp(prefix="flipbook-callgrind-")
+    out = os.path.join(folder, "callgrind.out")
     proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -242,25 +246,20 @@ def callgrind_per_request(cmd, url, pid_file=None):
         run = subprocess.run(["wrk", "-t1", "-c8", "-d5s", "-H", "Range: bytes=0-65535", url], capture_output=True, text=True, check=True).stdout
         subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True, check=True)
         requests = int(re.search(r"(\d+) requests in", run).group(1))
-        with open(out + ".1") as f:
-            total = int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
-        return total / max(1, requests), requests
+        return callgrind.total(out + ".1") / max(1, requests), requests
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
-        for f in (out, out + ".1"):
-            if os.path.exists(f):
-                os.remove(f)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def bench_instructions(docroot):
     """`ranges` again under callgrind, one server process each: nginx with master_process off and one worker,
     flipbook serving the MP4 that a plain run left in a disk cache (a conversion under valgrind takes minutes)."""
-    import shutil
-    if not shutil.which("valgrind"):
+    if not callgrind.available():
         print("== instructions per request: valgrind is not installed; not measured")
         return
     root = os.path.join(WORK, "root")
@@ -270,10 +269,7 @@ def bench_instructions(docroot):
         get(f"http://127.0.0.1:{port}/mp4/big.gif")
     finally:
         stop(fb)
-    # Valgrind 3.19 gives up on the DWARF 5 that Swift 6.3 writes ("Possibly corrupted debuginfo file"):
-    # it runs a copy without debug sections (the same machine code).
-    binary = os.path.join(cache, "flipbook-nodebug")
-    subprocess.run(["objcopy", "--strip-debug", FLIPBOOK, binary], check=True)
+    binary = callgrind.without_debug_info(FLIPBOOK, cache)
     fb_port = free_port()
     fbi, fbn = callgrind_per_request([binary, "serve", root, "--port", str(fb_port), "--log-level", "warning", "--disk-cache", cache],
                                      f"http://127.0.0.1:{fb_port}/mp4/big.gif")
