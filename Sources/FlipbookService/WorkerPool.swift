@@ -52,7 +52,7 @@ package final class WorkerPool: Sendable {
     }
 
     /// Queues `job`, or throws `.busy` if the queue is full. A free thread picks it up at once.
-    func submit(_ job: @escaping Job) throws {
+    package func submit(_ job: @escaping @Sendable () -> Void) throws {
         pthread_mutex_lock(&signal.mutex)
         defer { pthread_mutex_unlock(&signal.mutex) }
         // Jobs beyond the idle threads wait; at most `queueLimit` of them.

@@ -1,44 +1,98 @@
+import Logging
 import Synchronization
 
 /// Group commit for finished jobs: results that arrive while a write is in flight wait and go together in
-/// the next one, so a worker whose jobs take a millisecond (the `probe` recipe) writes one UPDATE per batch
-/// instead of one per job, and an idle worker still writes each result at once.
+/// the next one, and while `linger` says more results are due soon the writer waits that long for them
+/// first. A worker whose jobs take a millisecond (the `probe` recipe) writes one UPDATE per few dozen jobs
+/// instead of one per job; an idle worker, or one whose jobs are slow, still writes each result at once.
+///
+/// `add` never waits: a pool thread hands its result over and goes on to the next job. A write that fails
+/// (the database went away) is retried with backoff until it goes through; the fencing in `JobQueue.finish`
+/// makes a late write harmless.
 final class Completions: Sendable {
+    /// Called once the result is written: true if it was recorded, false if the job was no longer this
+    /// worker's (its lease expired meanwhile).
+    typealias Recorded = @Sendable (Bool) -> Void
+
     private struct Waiting {
         var job: Job
         var result: String
-        var continuation: CheckedContinuation<Bool, any Error>
+        var recorded: Recorded
     }
 
     private struct State {
         var waiting: [Waiting] = []
         var writing = false
+        /// The writer while it lingers; `add` resumes it early once nothing more is due.
+        var lingering: CheckedContinuation<Void, Never>?
+        var lingerRound = 0
     }
 
     private let queue: JobQueue
+    private let logger: Logger
     private let state = Mutex(State())
     /// Most results one statement carries.
     private let batchLimit = 256
+    /// Seconds the writer may wait for more results before a write (0: none); asked before each write.
+    private let lingerSource = Mutex<@Sendable () -> Double>({ 0 })
+    var linger: @Sendable () -> Double {
+        get { lingerSource.withLock { $0 } }
+        set { lingerSource.withLock { $0 = newValue } }
+    }
 
-    init(queue: JobQueue) { self.queue = queue }
+    init(queue: JobQueue, logger: Logger) {
+        self.queue = queue
+        self.logger = logger
+    }
 
-    /// Records `result` for `job` with whatever else is waiting; true if it was recorded, false if the job is
-    /// no longer this worker's. Throws what the write threw (the caller retries).
-    func finish(_ job: Job, result: String) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
-            let writer = state.withLock { s -> Bool in
-                s.waiting.append(Waiting(job: job, result: result, continuation: continuation))
-                if s.writing { return false }
-                s.writing = true
-                return true
-            }
-            if writer { Task { await self.write() } }
+    /// Queues `result` for `job`; `recorded` runs after the write that carries it. `moreDue` false says no
+    /// other result will come soon: a lingering writer writes at once.
+    func add(_ job: Job, result: String, moreDue: Bool, recorded: @escaping Recorded) {
+        let (writer, lingering) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?) in
+            s.waiting.append(Waiting(job: job, result: result, recorded: recorded))
+            // The last result due (or a full batch) ends the writer's wait: the tail of a run is not delayed.
+            var lingering: CheckedContinuation<Void, Never>?
+            if !moreDue || s.waiting.count >= batchLimit { swap(&lingering, &s.lingering) }
+            if s.writing { return (false, lingering) }
+            s.writing = true
+            return (true, lingering)
         }
+        lingering?.resume()
+        if writer { Task { await self.write() } }
+    }
+
+    /// Waits up to `seconds` for more results, or until `add` sees that no more are due.
+    private func wait(seconds: Double) async {
+        // Numbered, so that a timer that fires late never ends a later wait.
+        let round = state.withLock { s -> Int in
+            s.lingerRound += 1
+            return s.lingerRound
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            self.state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard s.lingerRound == round else { return nil }
+                var lingering: CheckedContinuation<Void, Never>?
+                swap(&lingering, &s.lingering)
+                return lingering
+            }?.resume()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.waiting.count >= batchLimit { return true }
+                s.lingering = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
     }
 
     /// Writes batches until nothing waits.
     private func write() async {
         while true {
+            let wait = linger()
+            if wait > 0 { await self.wait(seconds: wait) }
             let batch = state.withLock { s -> [Waiting] in
                 let taken = Array(s.waiting.prefix(batchLimit))
                 s.waiting.removeFirst(taken.count)
@@ -46,11 +100,19 @@ final class Completions: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
+            let recorded = await writeUntilDone(batch)
+            for waiting in batch { waiting.recorded(recorded.contains(waiting.job.id)) }
+        }
+    }
+
+    private func writeUntilDone(_ batch: [Waiting]) async -> Set<Int64> {
+        var backoff = Backoff()
+        while true {
             do {
-                let recorded = try await queue.finish(batch.map { ($0.job, $0.result) })
-                for waiting in batch { waiting.continuation.resume(returning: recorded.contains(waiting.job.id)) }
+                return try await queue.finish(batch.map { ($0.job, $0.result) })
             } catch {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
+                logger.warning("recording \(batch.count) result(s) failed, retrying: \(String(reflecting: error))")
+                try? await Task.sleep(for: .seconds(backoff.next()))
             }
         }
     }

@@ -85,14 +85,22 @@ struct JobQueue: Sendable {
         return try rows.first?.decode(String.self)
     }
 
-    /// Hands running jobs back (shutdown past `--grace`): `available` at once, the attempt not counted.
-    func giveBack(_ jobs: [Job]) async throws {
-        for job in jobs {
-            _ = try await rows("""
-                UPDATE flipbook.jobs SET state = 'available', attempts = attempts - 1, lease_until = NULL, run_after = now()
-                WHERE id = \(job.id) AND worker = \(worker) AND attempts = \(job.attempt) AND state = 'running'
-                """)
-        }
+    /// Hands held jobs back (unstarted ones, or running ones at shutdown past `--grace`): `available` at once,
+    /// the attempt not counted, and idle workers woken. Returns how many were still this worker's.
+    @discardableResult
+    func giveBack(_ jobs: [Job]) async throws -> Int {
+        if jobs.isEmpty { return 0 }
+        let ids = jobs.map(\.id), attempts = jobs.map { Int64($0.attempt) }
+        let rows = try await rows("""
+            WITH back AS (
+                UPDATE flipbook.jobs AS j
+                SET state = 'available', attempts = j.attempts - 1, lease_until = NULL, run_after = now()
+                FROM unnest(\(ids)::int8[], \(attempts)::int8[]) AS v(id, attempt)
+                WHERE j.id = v.id AND j.worker = \(worker) AND j.attempts = v.attempt AND j.state = 'running'
+                RETURNING j.id)
+            SELECT count(*)::int8 FROM back, (SELECT pg_notify('flipbook_jobs', '')) AS wake
+            """)
+        return try rows.first?.decode(Int.self) ?? 0
     }
 
     /// Jobs whose lease ran out (their worker vanished) go back to `available`, their attempt counted, or end

@@ -53,4 +53,6 @@ final class WorkerQueueTests: XCTestCase {
     }
     /// The default recipe and a recipe file's: results equal `flipbook ingest`'s; files, hashes and sizes by ffprobe.
     func testRecipesThroughTheQueueMatchLocalIngest() throws { try scenario("recipes") }
+    /// Short jobs are claimed and recorded a batch at a time; a batch of slow ones is shared with an idle worker.
+    func testShortJobsShareStatementsAndSlowOnesAreShared() throws { try scenario("batching") }
 }

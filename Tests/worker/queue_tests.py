@@ -339,6 +339,40 @@ def scenario_recipes(run):
     print(f"{len(rows)} jobs: the default and a file's recipe through the queue match flipbook ingest")
 
 
+def scenario_batching(run):
+    """Short jobs share statements, slow jobs are not hoarded. A worker claims more than its threads only once
+    its jobs are known to be short: 1,000 `probe` jobs of a tiny JPEG must be claimed and recorded a few at a
+    time (rows claimed in one statement share its `started_at`, rows recorded together their `finished_at`),
+    while slow jobs (the default recipe on a video) are held at most two per thread, so an idle worker beside
+    it gets its share."""
+    media = make_media(run.root)
+    tiny = [m for m in media if m.endswith("10.jpg")][0]
+    run.workers.start("--concurrency", "2")
+    run.enqueue([tiny] * 1000)
+    run.wait_all_finished()
+    claims, writes, attempts = run.conn.execute(
+        "SELECT count(DISTINCT started_at), count(DISTINCT finished_at), max(attempts) FROM flipbook.jobs").fetchone()
+    run.conn.commit()
+    print(f"1,000 probe jobs: {claims} claims, {writes} result writes")
+    check(attempts == 1, f"a probe job ran {attempts} times")
+    # One claim and one write per job would give about 1,000 each; a third of that is far from both.
+    check(claims <= 333 and writes <= 333, f"{claims} claims and {writes} writes for 1,000 short jobs: not batched")
+    run.conn.execute("TRUNCATE flipbook.jobs")
+    run.conn.commit()
+    # The same worker, having learnt that its jobs are short, claims a batch of slow ones; once it sees one is
+    # slow it gives back those no thread has started, and the second worker (one thread) gets its share.
+    video = [m for m in media if m.endswith("01.mp4")][0]
+    run.workers.start("--concurrency", "1")
+    run.enqueue([video] * 12, recipe="default")
+    run.wait_all_finished()
+    rows = run.conn.execute("SELECT worker, count(*), max(attempts) FROM flipbook.jobs WHERE state = 'done' GROUP BY worker").fetchall()
+    run.conn.commit()
+    print("12 default-recipe video jobs: " + ", ".join(f"{n} by a worker (attempts <= {a})" for _, n, a in rows))
+    check(sum(n for _, n, _ in rows) == 12, f"not all 12 slow jobs done: {rows}")
+    check(all(a == 1 for _, _, a in rows), f"a slow job ran twice: {rows}")
+    check(len(rows) == 2 and min(n for _, n, _ in rows) >= 2, f"the slow jobs were not shared: {rows}")
+
+
 def main():
     binary, name = sys.argv[1], sys.argv[2]
     run = Run(binary)
