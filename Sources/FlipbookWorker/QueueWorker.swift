@@ -54,7 +54,7 @@ public final class QueueWorker: Sendable {
         /// are known to be short; then as many as `window` seconds of the slowest recent job, at most 64 per
         /// thread, claimed half of them at a time, with results lingering up to 40 ms to share a write. A
         /// queue of millisecond jobs (the `probe` recipe) then takes one claim and one completion UPDATE per
-        /// few dozen jobs instead of one each (2,000 jobs: 2.0x the wall time of local ingest before, 1.04x
+        /// few dozen jobs instead of one each (2,000 jobs: 2.0x the wall time of local ingest before, 1.04-1.09x
         /// after); a queue of slow jobs behaves as without prefetch. The decaying maximum means one slow job
         /// shrinks the limits at once, and they grow back only over a few dozen short ones; held jobs that
         /// would then wait long are given back (`ran`).
