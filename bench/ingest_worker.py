@@ -27,7 +27,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../Tests/worker"))
-from pgqueue import Postgres, Workers, states, wait_until  # noqa: E402
+from pgqueue import Postgres, Workers, states  # noqa: E402
 from queue_tests import make_media  # noqa: E402
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/flipbook"
@@ -131,8 +131,7 @@ def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency, sam
     seconds = time.monotonic() - start
     cpu = (sum(cpu_seconds(p.pid) for p in procs) - cpu_before[0], postgres_cpu(pg) - cpu_before[1])
     rss = max(proc_kb(p.pid, "VmHWM") for p in procs) / 1024
-    counts = dict(conn.execute("SELECT state, count(*) FROM flipbook.jobs WHERE recipe <> 'history' GROUP BY state").fetchall())
-    conn.commit()
+    counts = states(conn, "recipe <> 'history'")
     workers.stop_all()
     listener.close()
     conn.close()

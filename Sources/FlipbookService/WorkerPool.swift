@@ -9,7 +9,7 @@ import Glibc
 /// cooperative pool. `submit` fails at once with `DerivativeServiceError.busy` when `queueLimit` jobs are
 /// already waiting. Sized by the caller to the cores; libav's own threads are kept at 1 per job by default.
 package final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+    package typealias Job = @Sendable () -> Void
 
     private final class Signal: @unchecked Sendable {
         var mutex = pthread_mutex_t()
@@ -52,7 +52,7 @@ package final class WorkerPool: Sendable {
     }
 
     /// Queues `job`, or throws `.busy` if the queue is full. A free thread picks it up at once.
-    package func submit(_ job: @escaping @Sendable () -> Void) throws {
+    package func submit(_ job: @escaping Job) throws {
         pthread_mutex_lock(&signal.mutex)
         defer { pthread_mutex_unlock(&signal.mutex) }
         // Jobs beyond the idle threads wait; at most `queueLimit` of them.

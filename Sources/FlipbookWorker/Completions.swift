@@ -2,8 +2,8 @@ import Logging
 import Synchronization
 
 /// Group commit for finished jobs: results that arrive while a write is in flight wait and go together in
-/// the next one, and while `linger` says more results are due soon the writer waits that long for them
-/// first. A worker whose jobs take a millisecond (the `probe` recipe) writes one UPDATE per few dozen jobs
+/// the next one, and while the latest result says more are due soon (its `linger`) the writer waits that
+/// long for them first. A worker whose jobs take a millisecond (the `probe` recipe) writes one UPDATE per few dozen jobs
 /// instead of one per job; an idle worker, or one whose jobs are slow, still writes each result at once.
 ///
 /// `add` never waits: a pool thread hands its result over and goes on to the next job. A write that fails
@@ -26,6 +26,8 @@ final class Completions: Sendable {
         /// The writer while it lingers; `add` resumes it early once nothing more is due.
         var lingering: CheckedContinuation<Void, Never>?
         var lingerRound = 0
+        /// Seconds the writer may wait for more results before its next write: the latest `add`'s.
+        var linger = 0.0
     }
 
     private let queue: JobQueue
@@ -33,26 +35,22 @@ final class Completions: Sendable {
     private let state = Mutex(State())
     /// Most results one statement carries.
     private let batchLimit = 256
-    /// Seconds the writer may wait for more results before a write (0: none); asked before each write.
-    private let lingerSource = Mutex<@Sendable () -> Double>({ 0 })
-    var linger: @Sendable () -> Double {
-        get { lingerSource.withLock { $0 } }
-        set { lingerSource.withLock { $0 = newValue } }
-    }
 
     init(queue: JobQueue, logger: Logger) {
         self.queue = queue
         self.logger = logger
     }
 
-    /// Queues `result` for `job`; `recorded` runs after the write that carries it. `moreDue` false says no
-    /// other result will come soon: a lingering writer writes at once.
-    func add(_ job: Job, result: String, moreDue: Bool, recorded: @escaping Recorded) {
+    /// Queues `result` for `job`; `recorded` runs after the write that carries it. `linger` is how long the
+    /// writer may wait for more results (0: no other result will come soon, so a lingering writer writes at
+    /// once).
+    func add(_ job: Job, result: String, linger: Double, recorded: @escaping Recorded) {
         let (writer, lingering) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?) in
             s.waiting.append(Waiting(job: job, result: result, recorded: recorded))
+            s.linger = linger
             // The last result due (or a full batch) ends the writer's wait: the tail of a run is not delayed.
             var lingering: CheckedContinuation<Void, Never>?
-            if !moreDue || s.waiting.count >= batchLimit { swap(&lingering, &s.lingering) }
+            if linger == 0 || s.waiting.count >= batchLimit { swap(&lingering, &s.lingering) }
             if s.writing { return (false, lingering) }
             s.writing = true
             return (true, lingering)
@@ -91,7 +89,7 @@ final class Completions: Sendable {
     /// Writes batches until nothing waits.
     private func write() async {
         while true {
-            let wait = linger()
+            let wait = state.withLock { $0.linger }
             if wait > 0 { await self.wait(seconds: wait) }
             let batch = state.withLock { s -> [Waiting] in
                 let taken = Array(s.waiting.prefix(batchLimit))

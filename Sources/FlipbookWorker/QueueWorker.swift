@@ -96,14 +96,6 @@ public final class QueueWorker: Sendable {
         // counted itself free (`ran`) but not yet returned to the pool. A pool that refused a job as busy
         // failed its attempt 1 (seen as "attempts 2" in the 500-job test under load).
         pool = WorkerPool(threads: configuration.concurrency, queueLimit: configuration.concurrency * 2)
-        completions.linger = { [weak self] in self?.lingerSeconds ?? 0 }
-    }
-
-    /// How long a finished result may wait to share its write: only while other held jobs will finish soon.
-    private var lingerSeconds: Double {
-        state.withLock { s in
-            s.unfinished > 0 ? HoldLimits.limits(concurrency: configuration.concurrency, slowest: s.slowest).linger : 0
-        }
     }
 
     /// Stop claiming; `run` returns once running jobs end (or are given back after the grace period).
@@ -202,10 +194,11 @@ public final class QueueWorker: Sendable {
     /// claim more while this one's outcome is written (it is woken only if it claims at this level: waking
     /// it for nothing costs more than a `probe` job). Timed on its thread: a held job's wait is not its
     /// duration. If this job was slow enough to shrink the hold limits and the held jobs that no thread has
-    /// started would now wait over `longWait`, those beyond the limits go back to the queue at once, for idle workers to take: a worker that had learnt
-    /// its jobs were short never sits on a batch of long ones.
+    /// started would now wait over `longWait`, those beyond the limits go back to the queue at once, for
+    /// idle workers to take: a worker that had learnt its jobs were short never sits on a batch of long ones.
+    /// Its result may wait for others (`HoldLimits.linger`) only while other held jobs will finish soon.
     private func ran(_ job: Job, _ outcome: JobOutcome, seconds: Double) {
-        let (wake, moreDue, surplus) = state.withLock { s -> (Bool, Bool, [Job]) in
+        let (wake, linger, surplus) = state.withLock { s -> (Bool, Double, [Job]) in
             s.onThreads -= 1
             s.recording.insert(job.id)
             s.slowest = max(seconds, (s.slowest ?? 0) * 0.9)
@@ -220,14 +213,14 @@ public final class QueueWorker: Sendable {
                 s.waiting.removeLast(over)
                 for held in surplus { s.running.removeValue(forKey: held.id) }
             }
-            return (s.stopping || s.unfinished <= limits.refill, s.unfinished > 0 && limits.linger > 0, surplus)
+            return (s.stopping || s.unfinished <= limits.refill, s.unfinished > 0 ? limits.linger : 0, surplus)
         }
         dispatch()
         if !surplus.isEmpty { Task { await giveBack(surplus, why: "they wait behind slower jobs") } }
         if wake { wakeup.signal() }
         switch outcome {
         case .done(let result):
-            completions.add(job, result: result, moreDue: moreDue) { [self] recorded in
+            completions.add(job, result: result, linger: linger) { [self] recorded in
                 if recorded {
                     metrics.finished(state: "done", seconds: seconds)
                 } else {

@@ -120,7 +120,8 @@ def wait_until(conn, predicate_sql, params=(), ceiling=300.0, listen=True):
     return False
 
 
-def states(conn):
-    rows = conn.execute("SELECT state, count(*) FROM flipbook.jobs GROUP BY state").fetchall()
+def states(conn, where="true"):
+    """Jobs by state, of the rows matching `where` (an SQL condition)."""
+    rows = conn.execute(f"SELECT state, count(*) FROM flipbook.jobs WHERE {where} GROUP BY state").fetchall()
     conn.commit()
     return dict(rows)

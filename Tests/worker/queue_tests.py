@@ -342,9 +342,9 @@ def scenario_recipes(run):
 def scenario_batching(run):
     """Short jobs share statements, slow jobs are not hoarded. A worker claims more than its threads only once
     its jobs are known to be short: 1,000 `probe` jobs of a tiny JPEG must be claimed and recorded a few at a
-    time (rows claimed in one statement share its `started_at`, rows recorded together their `finished_at`),
-    while slow jobs (the default recipe on a video) are held at most two per thread, so an idle worker beside
-    it gets its share."""
+    time (rows claimed in one statement share its `started_at`, rows recorded together their `finished_at`).
+    When that worker then claims a batch of slow jobs (the default recipe on a video), it gives back those no
+    thread has started once it sees they are slow, so an idle worker beside it gets its share."""
     media = make_media(run.root)
     tiny = [m for m in media if m.endswith("10.jpg")][0]
     run.workers.start("--concurrency", "2")
