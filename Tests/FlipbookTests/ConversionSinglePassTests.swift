@@ -3,17 +3,18 @@ import FlipbookTestSupport
 import Testing
 @testable import Flipbook
 
-/// GIF to MP4 reads and parses its input once: no block scan ahead of the decoder.
+/// GIF to MP4 reads and parses its input once: no block scan ahead of the decoder beyond block headers.
 @Suite(.serialized, .offPool) struct ConversionSinglePassTests {
     /// Bytes read from the file, counted by the source itself: at most the file's size plus the sniff's
-    /// few bytes (a scan and a decode read it twice).
+    /// few bytes plus what `GIFDelayScan` reads (each block's header and one length byte per sub-block of
+    /// up to 255 bytes). giflib's scan and a decode read it twice.
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
     func aGIFIsReadOnce() throws {
         for relative in ["gif/android-gif-drawable/led7.gif", "gif/giflib/fire.gif", "gif/gifsicle/002-cropresize.gif"] {
             let source = try FileByteSource(path: Corpus.file(relative))
             let result = try GIFToVideo.convert(source)
             #expect(result.gifFrames > 1)
-            #expect(source.bytesRead <= source.count + 64, "\(relative): read \(source.bytesRead) of \(source.count) bytes")
+            #expect(source.bytesRead <= source.count + source.count / 200 + 64 + 32 * result.gifFrames, "\(relative): read \(source.bytesRead) of \(source.count) bytes")
         }
     }
 

@@ -52,19 +52,23 @@ import Testing
     }
 
     /// Expected presentation times: the GIF's cumulative displayed delays, for the frames that differ from
-    /// the one before (our own decode says which differ; the times themselves come from the GIF's delays).
+    /// the one before (our own decode says which differ; the times themselves come from the GIF's delays);
+    /// for every frame when all of them last alike (at least two): that video has a constant rate.
     static func expectedTimes(_ path: String) throws -> (times: [Double], end: Double) {
         let decoder = try GIFDecoder(source: try FileByteSource(path: path))
-        var times: [Double] = []
+        var times: [Double] = [], all: [Double] = []
+        var durations: Set<Int> = []
         var previous: [UInt8]?
         var end = 0
         while let frame = try decoder.nextFrame() {
             let flat = frame.image.flattened().pixels
             if flat != previous { times.append(Double(frame.presentationTimeMs) / 1000) }
+            all.append(Double(frame.presentationTimeMs) / 1000)
+            durations.insert(frame.durationMs)
             previous = flat
             end = frame.presentationTimeMs + frame.durationMs
         }
-        return (times, Double(end) / 1000)
+        return (all.count >= 2 && durations.count == 1 ? all : times, Double(end) / 1000)
     }
 
     /// When each of the GIF's frames starts, in seconds (our decoder's timing; its delays are checked

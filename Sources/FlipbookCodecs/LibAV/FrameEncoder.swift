@@ -21,14 +21,20 @@ package final class FrameEncoder {
     private var firstPacket = true
     private let isH264: Bool
     private var durations: [Int64: Int64] = [:]
+    /// Milliseconds per time-base unit: 1 (timestamps in ms), or every frame's duration at a constant rate.
+    private let tick: Int
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
     package let meter: QualityMeter?
     /// The container's loop_count tag (nil: none).
     package private(set) var loopCount: Int?
 
-    package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false) throws {
+    /// `frameMs`: every frame lasts exactly this long (an animation whose delays are all alike); the stream
+    /// then has a constant rate, which its H.264 headers carry, and may use B-frames (see the x264 settings).
+    package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false,
+                 frameMs: Int? = nil) throws {
         let av = try LibAV.api()
+        tick = max(1, frameMs ?? 1)
         self.width = width
         self.height = height
         paddedWidth = width + (width & 1)
@@ -48,8 +54,12 @@ package final class FrameEncoder {
         ctx.pointee.width = Int32(paddedWidth)
         ctx.pointee.height = Int32(paddedHeight)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        ctx.pointee.time_base = AVRational(num: 1, den: 1000)
-        // No frame-rate hint: measured 1% larger files with the average rate set; x264 follows the timestamps.
+        // Milliseconds, or one unit per frame at a constant rate (then also the frame rate, which x264 writes
+        // into the H.264 timing info). No frame-rate hint otherwise: measured 1% larger files with the average
+        // rate set; x264 follows the timestamps.
+        let common = Self.gcd(tick, 1000)
+        ctx.pointee.time_base = AVRational(num: Int32(tick / common), den: Int32(1000 / common))
+        if frameMs != nil { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
         ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
@@ -65,18 +75,21 @@ package final class FrameEncoder {
             // psy-rd 0.4, aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8 + bf=0: against a
             // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
             // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset).
-            // bframes=0: no reordering, so the MP4 has no composition offsets (ctts) and every packet's
-            // duration is its frame's own display time in stts. With B-frames ffmpeg 5.1's MP4 reader leaves
-            // every packet's duration 0 (it reads stts durations only for streams without ctts) and falls
-            // back to a frame rate, so ffmpeg pipelines downstream (a remux, a transcode, `fps` sampling)
-            // lost the last frame's stay: 2.24 s instead of 2.40 s for glide's interlaced_transparent_gif.gif.
-            // B-frames saved 10-25% on logos and dithered photos; `GIFTuning` pays for their loss.
+            // bframes=0 unless the rate is constant: no reordering, so the MP4 has no composition offsets
+            // (ctts) and every packet's duration is its frame's own display time in stts. With B-frames ffmpeg
+            // 5.1's MP4 reader leaves every packet's duration 0 (it reads stts durations only for streams
+            // without ctts) and falls back to a frame rate: to the H.264 timing info's, which with millisecond
+            // timestamps says 1000 fps, a rate it ignores, so ffmpeg pipelines downstream (a remux, a
+            // transcode, `fps` sampling) lost the last frame's stay: 2.24 s instead of 2.40 s for glide's
+            // interlaced_transparent_gif.gif. At a constant rate the timing info says the real one, from
+            // which ffmpeg derives every packet's duration, so B-frames are kept there (x264's own choice,
+            // up to 5 with tune=animation): they saved 10-25% on logos and dithered photos.
             // keyint=600 frames between keyframes (-3% bytes). Measured and not the default (bench/gif_sweep.py,
             // ffmpeg with these settings against the peer, Pillow reference): chroma-qp-offset=-6 at crf 28
             // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
             // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
             // asm: no AVX-512, whose MB-tree code made outputs depend on earlier work (see `X264CPU`).
-            var x264Params = "keyint=600:bframes=0"
+            var x264Params = "keyint=600" + (frameMs == nil ? ":bframes=0" : "")
             if let asm = try X264CPU.asmWithoutAVX512() { x264Params += ":asm=" + asm }
             if let extra = options.x264Params { x264Params += ":" + extra }
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
@@ -135,6 +148,8 @@ package final class FrameEncoder {
     /// took 2.5 s with one and 1.6 s with two, at the same bytes. Depends only on the size, so the bytes
     /// written never depend on the machine or on `--jobs`.
     package static func threads(width: Int, height: Int) -> Int { width * height < 50_000 ? 1 : 2 }
+
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
     /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
     /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
@@ -202,8 +217,11 @@ package final class FrameEncoder {
         return out
     }
 
-    /// Converts and encodes one frame shown from `pts` for `duration` milliseconds.
-    package func encode(_ rgb: [UInt8], pts: Int, duration: Int) throws {
+    /// Converts and encodes one frame shown from `pts` for `duration` milliseconds. At a constant rate
+    /// (`frameMs`) both are multiples of it.
+    package func encode(_ rgb: [UInt8], pts ptsMs: Int, duration durationMs: Int) throws {
+        guard ptsMs % tick == 0 else { throw FlipbookError(.invalidArgument, "a frame at \(ptsMs) ms is off the constant \(tick) ms rate") }
+        let pts = ptsMs / tick, duration = (durationMs + tick / 2) / tick
         let av = try LibAV.api()
         try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
         try rgb.withUnsafeBufferPointer { src in
@@ -211,7 +229,7 @@ package final class FrameEncoder {
         }
         frame.pointer.pointee.pts = Int64(pts)
         durations[Int64(pts)] = Int64(max(1, duration))
-        try rgb.withUnsafeBufferPointer { try meter?.keep($0.baseAddress!, pts: Int64(pts), durationMs: max(1, duration)) }
+        try rgb.withUnsafeBufferPointer { try meter?.keep($0.baseAddress!, pts: Int64(pts), durationMs: max(1, durationMs)) }
         try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a frame")
         try drain()
     }
@@ -251,9 +269,11 @@ package final class FrameEncoder {
         if hasHeld {
             // The last packet decoded must carry the media to the GIF's end: from its decode time. Without
             // B-frames that is its own display time; with them it is a frame shown earlier, and the longer
-            // duration also pushes the edit list past the end, which MP4Duration puts back.
+            // duration also pushes the edit list past the end, which MP4Duration puts back. At a constant
+            // rate every packet lasts one frame, as the stream's headers say: its media ends at the GIF's.
             let p = held.pointer
-            p.pointee.duration = max(1, p.pointee.duration, Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts))
+            let end = tick == 1 ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
+            p.pointee.duration = max(1, p.pointee.duration, end)
             try write(p)
             hasHeld = false
         }

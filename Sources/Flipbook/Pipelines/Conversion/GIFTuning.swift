@@ -25,8 +25,9 @@
 /// drawn 0.89-1.00, flags and globes 0.61-0.81, photographic 0.10-0.40. Measured and not chosen: x264's
 /// exhaustive analysis (tesa, 16 references, every partition, merange 32, no fast P-skip) at 0.755x the
 /// bytes but three times the encode time (the target is the peer's wall time); no MB-tree (better on
-/// dithered loops, worse on moon_impact); B-frames, which saved 10-25% on logos and dithered photos but
-/// cost ffmpeg's per-packet durations (`FrameEncoder`). Every GIF's row on both halves: `make bench-gif`.
+/// dithered loops, worse on moon_impact); B-frames for every GIF, which saved 10-25% on logos and dithered
+/// photos but cost ffmpeg's per-packet durations where frames last unalike (`FrameEncoder`; GIFs whose
+/// frames all last alike get them). Every GIF's row on both halves: `make bench-gif`.
 struct GIFTuning: Sendable, Equatable {
     /// The constant rate factor.
     var crf: Int
