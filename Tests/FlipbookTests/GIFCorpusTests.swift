@@ -43,6 +43,33 @@ import Testing
         #expect(checked >= 60)
     }
 
+    /// The block-header scan GIF to MP4 uses (`GIFDelayScan`) finds every frame the manifest states, and
+    /// each delay, as browsers play it, is the one ffmpeg's GIF reader gives that frame's packet.
+    @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
+    func delayScanAgreesWithTheManifestAndFFmpeg() throws {
+        var checked = 0
+        for entry in Corpus.entries where entry.folder == "gif" {
+            // Damaged block structure: the scan gives up (nil) and the conversion takes the frames' own timestamps.
+            let damaged = ["TRUNCATED", "zero-size frame", "ZERO canvas", "exceed canvas", "no trailer", "garbage"]
+                .contains { entry.note.contains($0) }
+            let s = Self.stated(entry.note)
+            guard !damaged, let frames = s.frames else { continue }
+            let delays = try #require(GIFDelayScan.delays(try FileByteSource(path: entry.url.path), maxFrames: 10_000), "\(entry.path)")
+            #expect(delays.count == frames, "\(entry.path)")
+            if let total = s.totalCs { #expect(delays.reduce(0, +) == total, "\(entry.path)") }
+            let probe = try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                             "packet=duration_time", "-of", "csv=p=0", entry.url.path])
+            let packets = probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if packets.count == delays.count {
+                let ours = delays.map { Double(GIFTiming.displayedMilliseconds(centiseconds: $0)) / 1000 }
+                #expect(zip(ours, packets).allSatisfy { abs($0 - $1) < 0.0005 }, "\(entry.path): \(ours) vs ffmpeg's \(packets)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 30)
+        #expect(GIFDelayScan.delays(MemoryByteSource(Array("GIF89a".utf8)), maxFrames: 10) == nil)
+    }
+
     /// Every corpus GIF decodes fully or fails with a FlipbookError; none crashes or runs away.
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
     func everyGIFDecodesOrFailsWithATypedError() throws {
