@@ -13,39 +13,35 @@ public enum GIFToVideo {
     /// its logical screen, its frame count and duration as each frame's header is read, before its pixels
     /// are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
     /// one canvas, the encoder's lookahead and the output file. CPU: one decode per frame and one encode
-    /// per distinct frame (times the encodes a quality floor or target asks for, see `CRFSearch`).
+    /// per distinct frame, or per frame at a constant rate (times the encodes a quality floor or target asks for, see `CRFSearch`).
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
         let type = MediaType.sniff(source)
-        let constant = constantFrameMs(source, type: type, options: options)
+        // A streamed GIF knows its delays only as its frames arrive: its block headers are read for them first
+        // (`GIFDelayScan`: under 1% of the file). A WebP or APNG source has them all once opened.
+        let gifFrameMs = type == .gif && options.codec == .h264
+            ? constantFrameMs(GIFDelayScan.delays(source, maxFrames: options.decode.limits.maxFrames)?
+                .map { GIFTiming.displayedMilliseconds(centiseconds: $0) } ?? [])
+            : nil
         return try CRFSearch.run(options, type: type) { pass in
-            func encode(frameMs: Int?) throws -> VideoConversionResult {
+            func encode(constantRate: Bool) throws -> VideoConversionResult {
                 let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
+                let frameMs = constantRate ? type == .gif ? gifFrameMs : constantFrameMs(frames.info, options: pass) : nil
                 return try convert(frames, inputBytes: source.count, options: pass, frameMs: frameMs)
             }
-            guard let constant else { return try encode(frameMs: nil) }
             do {
-                return try encode(frameMs: constant)
+                return try encode(constantRate: true)
             } catch is OffConstantRate {  // the frames decoded disagree with the headers: timestamps as they come
-                return try encode(frameMs: nil)
+                return try encode(constantRate: false)
             }
         }
     }
 
-    /// The duration every frame of an animation shares, from its headers, when there are at least two
-    /// frames and the output is H.264 (`FrameEncoder`'s constant rate, which allows B-frames); nil otherwise.
-    /// A GIF's block headers are read for it (`GIFDelayScan`: under 1% of the file).
-    static func constantFrameMs(_ source: any ByteSource, type: MediaType, options: VideoConversionOptions) -> Int? {
-        guard options.codec == .h264 else { return nil }
-        let durations: [Int]?
-        if type == .gif {
-            durations = GIFDelayScan.delays(source, maxFrames: options.decode.limits.maxFrames)?
-                .map { GIFTiming.displayedMilliseconds(centiseconds: $0) }
-        } else {
-            durations = (try? FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits))?.info.durationsMs
-        }
-        return constantFrameMs(durations ?? [])
+    /// The duration every frame shares when `info` has them all (a streamed GIF's do not), there are at least
+    /// two and the output is H.264 (`FrameEncoder`'s constant rate, which allows B-frames); nil otherwise.
+    static func constantFrameMs(_ info: AnimationInfo, options: VideoConversionOptions) -> Int? {
+        options.codec == .h264 && info.durationsMs.count == info.frameCount ? constantFrameMs(info.durationsMs) : nil
     }
 
     static func constantFrameMs(_ durations: [Int]) -> Int? {
@@ -65,7 +61,7 @@ public enum GIFToVideo {
     {
         // A streamed GIF knows no durations before its frames: it is converted at the frames' own timestamps.
         let info = decoder.info
-        let frameMs = options.codec == .h264 && info.durationsMs.count == info.frameCount ? constantFrameMs(info.durationsMs) : nil
+        let frameMs = constantFrameMs(info, options: options)
         do {
             return try convert(decoder, inputBytes: inputBytes, options: options, frameMs: frameMs)
         } catch is OffConstantRate {
