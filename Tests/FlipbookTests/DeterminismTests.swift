@@ -6,10 +6,11 @@ import Testing
 
 /// The same GIF gives the same video bytes, however many conversions run at once and whatever the process
 /// did before. With B-frames, libx264 0.164's AVX-512 MB-tree code read heap memory x264 had allocated and
-/// never written, so the bytes depended on what earlier (or concurrent) conversions had freed; Flipbook
-/// encodes without B-frames (`FrameEncoder`), which also keeps every MP4 packet's own duration, and no
-/// longer changes glibc's malloc for the whole process. Without B-frames, x264's AVX-512 code still let
-/// concurrent encodes change each other's bytes; Flipbook masks AVX-512 for x264 only (`X264CPU`).
+/// never written, so the bytes depended on what earlier (or concurrent) conversions had freed, and Flipbook
+/// no longer changes glibc's malloc for the whole process. Without B-frames, x264's AVX-512 code still let
+/// concurrent encodes change each other's bytes; Flipbook masks AVX-512 for x264 only (`X264CPU`), which
+/// keeps B-frames deterministic too: this test pattern's frames all last 100 ms, so it is encoded at a
+/// constant rate with B-frames (`FrameEncoder`).
 @Suite(.serialized, .offPool) struct DeterminismTests {
     /// An animated GIF from ffmpeg's test pattern: motion, so x264 uses B-frames and MB-tree.
     static func testPatternGIF(size: String) throws -> [UInt8] {
