@@ -23,6 +23,7 @@ package final class FrameEncoder {
     private var durations: [Int64: Int64] = [:]
     /// Milliseconds per time-base unit: 1 (timestamps in ms), or every frame's duration at a constant rate.
     private let tick: Int
+    private let constantRate: Bool
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
     package let meter: QualityMeter?
@@ -35,6 +36,7 @@ package final class FrameEncoder {
                  frameMs: Int? = nil) throws {
         let av = try LibAV.api()
         tick = max(1, frameMs ?? 1)
+        constantRate = frameMs != nil
         self.width = width
         self.height = height
         paddedWidth = width + (width & 1)
@@ -59,7 +61,7 @@ package final class FrameEncoder {
         // rate set; x264 follows the timestamps.
         let common = Self.gcd(tick, 1000)
         ctx.pointee.time_base = AVRational(num: Int32(tick / common), den: Int32(1000 / common))
-        if frameMs != nil { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
+        if constantRate { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
         ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
@@ -84,12 +86,15 @@ package final class FrameEncoder {
             // interlaced_transparent_gif.gif. At a constant rate the timing info says the real one, from
             // which ffmpeg derives every packet's duration, so B-frames are kept there (x264's own choice,
             // up to 5 with tune=animation): they saved 10-25% on logos and dithered photos.
-            // keyint=600 frames between keyframes (-3% bytes). Measured and not the default (bench/gif_sweep.py,
+            // keyint=600 frames between keyframes (-3% bytes); keyint-min=60, what x264 derives from a
+            // millisecond time base, also at a constant rate: there x264 derives it from the frame rate, so
+            // at 1 fps every scene cut became an IDR frame, which forgets every reference: welcome2.gif,
+            // six frames alternating between two pictures, took 2.0x the bytes. Measured and not the default (bench/gif_sweep.py,
             // ffmpeg with these settings against the peer, Pillow reference): chroma-qp-offset=-6 at crf 28
             // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
             // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
             // asm: no AVX-512, whose MB-tree code made outputs depend on earlier work (see `X264CPU`).
-            var x264Params = "keyint=600" + (frameMs == nil ? ":bframes=0" : "")
+            var x264Params = "keyint=600:keyint-min=60" + (frameMs == nil ? ":bframes=0" : "")
             if let asm = try X264CPU.asmWithoutAVX512() { x264Params += ":asm=" + asm }
             if let extra = options.x264Params { x264Params += ":" + extra }
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
@@ -272,7 +277,7 @@ package final class FrameEncoder {
             // duration also pushes the edit list past the end, which MP4Duration puts back. At a constant
             // rate every packet lasts one frame, as the stream's headers say: its media ends at the GIF's.
             let p = held.pointer
-            let end = tick == 1 ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
+            let end = !constantRate ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
             p.pointee.duration = max(1, p.pointee.duration, end)
             try write(p)
             hasHeld = false

@@ -2,7 +2,8 @@
 /// presentation time is its cumulative displayed GIF delay, in a millisecond time base, never resampled
 /// to a constant rate. When every frame lasts alike (its block headers say so, `GIFDelayScan`), the time
 /// base is one frame: the H.264 stream then carries its real rate, which lets ffmpeg derive packet
-/// durations with B-frames (`FrameEncoder`); held-out GIFs 2-3% smaller (`bench/gif_sweep.py`). Output goes to memory through a seekable custom AVIO (faststart included). Encoder
+/// durations with B-frames (`FrameEncoder`); held-out GIFs 2-3% smaller (`bench/gif_sweep.py`). Output
+/// goes to memory through a seekable custom AVIO (faststart included). Encoder
 /// settings: `GIFTuning`'s by default, picked at the first frame from what `GIFContent` measures there (crf
 /// 26, 25 or 24 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
 /// options' own crf otherwise;
@@ -13,7 +14,8 @@ public enum GIFToVideo {
     /// its logical screen, its frame count and duration as each frame's header is read, before its pixels
     /// are decoded; a WebP's or APNG's all at once. Frames are decoded and encoded one at a time: memory is
     /// one canvas, the encoder's lookahead and the output file. CPU: one decode per frame and one encode
-    /// per distinct frame, or per frame at a constant rate (times the encodes a quality floor or target asks for, see `CRFSearch`).
+    /// per distinct frame, or per frame at a constant rate (times the encodes a quality floor or target asks
+    /// for, see `CRFSearch`).
     public static func convert(_ source: any ByteSource, options: VideoConversionOptions = VideoConversionOptions()) throws
         -> VideoConversionResult
     {
@@ -128,6 +130,7 @@ public enum GIFToVideo {
         }
         let info = decoder.info
         guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
+        if frameMs != nil, gifFrames < 2 { throw OffConstantRate() }  // fewer frames decoded than the headers promised
         if info.loopCount != enc.loopCount { try enc.setLoopCount(info.loopCount) }  // an extension after the first frame
         if encodedFrames == 0 {
             // One picture for the whole animation (every frame alike, or a single frame): a one-sample MP4
