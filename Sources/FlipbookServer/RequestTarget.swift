@@ -147,17 +147,9 @@ public struct RequestTarget: Sendable, Equatable {
         if !text.utf8.contains(UInt8(ascii: "%")) { return String(text) }
         var out: [UInt8] = []
         var bytes = text.utf8.makeIterator()
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: nil
-            }
-        }
         while let c = bytes.next() {
             if c == UInt8(ascii: "%") {
-                guard let a = bytes.next(), let b = bytes.next(), let hi = hex(a), let lo = hex(b) else { return nil }
+                guard let a = bytes.next(), let b = bytes.next(), let hi = Hex.value(of: a), let lo = Hex.value(of: b) else { return nil }
                 out.append(hi << 4 | lo)
             } else {
                 out.append(c)

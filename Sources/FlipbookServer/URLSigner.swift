@@ -18,7 +18,7 @@ public struct URLSigner: Sendable {
 
     /// A signer from hex strings, or nil if either is not hex (or the key is empty).
     public init?(keyHex: String, saltHex: String) {
-        guard let key = Self.fromHex(keyHex), !key.isEmpty, let salt = Self.fromHex(saltHex) else { return nil }
+        guard let key = Hex.bytes(keyHex), !key.isEmpty, let salt = Hex.bytes(saltHex) else { return nil }
         self.init(key: key, salt: salt)
     }
 
@@ -49,24 +49,5 @@ public struct URLSigner: Sendable {
         let last = target[target.index(after: separator)...]
         guard last.hasPrefix("sig=") else { return nil }
         return (String(target[..<separator]), String(last.dropFirst(4)))
-    }
-
-    static func fromHex(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: nil
-            }
-        }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-        }
-        return out
     }
 }
