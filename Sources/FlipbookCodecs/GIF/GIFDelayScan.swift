@@ -18,9 +18,10 @@ package enum GIFDelayScan {
             switch introducer {
             case 0x21:  // extension: a label, then sub-blocks
                 guard let label = reader.take(1)?.first else { return nil }
-                if label == 0xF9 {
-                    guard let size = reader.take(1)?.first, size >= 4, let body = reader.take(Int(size)) else { return nil }
-                    delay = Int(body[1]) | Int(body[2]) << 8
+                if label == 0xF9 {  // read as the decoder reads it
+                    guard let size = reader.take(1)?.first, let body = reader.take(Int(size)),
+                          let control = GIFDecoder.GraphicControl(code: Int(label), blocks: [body]) else { return nil }
+                    delay = control.delay
                 }
                 guard reader.skipSubBlocks() else { return nil }
             case 0x2C:  // image: a descriptor, a local colour table, the LZW code size, then sub-blocks
