@@ -21,9 +21,10 @@ package final class FrameEncoder {
     private var firstPacket = true
     private let isH264: Bool
     private var durations: [Int64: Int64] = [:]
-    /// Milliseconds per time-base unit: 1 (timestamps in ms), or every frame's duration at a constant rate.
-    private let tick: Int
-    private let constantRate: Bool
+    /// Every frame's duration at a constant rate; nil: timestamps in milliseconds.
+    private let frameMs: Int?
+    /// Milliseconds per time-base unit.
+    private var tick: Int { frameMs ?? 1 }
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
     package let meter: QualityMeter?
@@ -35,8 +36,7 @@ package final class FrameEncoder {
     package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false,
                  frameMs: Int? = nil) throws {
         let av = try LibAV.api()
-        tick = max(1, frameMs ?? 1)
-        constantRate = frameMs != nil
+        self.frameMs = frameMs.map { max(1, $0) }
         self.width = width
         self.height = height
         paddedWidth = width + (width & 1)
@@ -59,9 +59,10 @@ package final class FrameEncoder {
         // Milliseconds, or one unit per frame at a constant rate (then also the frame rate, which x264 writes
         // into the H.264 timing info). No frame-rate hint otherwise: measured 1% larger files with the average
         // rate set; x264 follows the timestamps.
+        let tick = self.frameMs ?? 1
         let common = Self.gcd(tick, 1000)
         ctx.pointee.time_base = AVRational(num: Int32(tick / common), den: Int32(1000 / common))
-        if constantRate { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
+        if frameMs != nil { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
         ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
@@ -277,7 +278,7 @@ package final class FrameEncoder {
             // duration also pushes the edit list past the end, which MP4Duration puts back. At a constant
             // rate every packet lasts one frame, as the stream's headers say: its media ends at the GIF's.
             let p = held.pointer
-            let end = !constantRate ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
+            let end = frameMs == nil ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
             p.pointee.duration = max(1, p.pointee.duration, end)
             try write(p)
             hasHeld = false
