@@ -4,8 +4,8 @@
 ///
 /// Chosen per GIF at its first frame, from what `GIFContent` measures there: the crf of its `Kind` (drawn
 /// 26, shaded 25, photographic 24), chroma QP offset -4 (x264's `-tune animation` leaves -2) and, for GIFs
-/// up to 256 KB, a more thorough analysis than the medium preset's (`baseAnalysis`; `drawnAnalysis` for
-/// drawn GIFs). Tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half
+/// up to 256 KB, a more thorough analysis than the medium preset's (`baseAnalysis` for photographic GIFs,
+/// `flatAnalysis` for drawn and shaded ones). Tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half
 /// tuning --ref browser --s2`: 16 GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored
 /// against Chromium's rendering; one run on a loaded shared machine, with SSIMULACRA2 over 8 evenly spaced
 /// frame pairs a GIF, an option of the sweep since dropped: `--s2` now scores every pair):
@@ -14,8 +14,15 @@
 /// |---|---|---|
 /// | crf 26 for every GIF (before) | 0.825 | moon_impact.gif -0.0078 |
 /// | photographic crf 24, every other GIF 26 | 0.872 | -0.0032 |
-/// | drawn 26 with `drawnAnalysis`, shaded 25, photographic 24 (these) | 0.840 | -0.0032 |
+/// | drawn 26 with `flatAnalysis`, shaded 25, photographic 24 | 0.840 | -0.0032 |
 /// | the same with drawn GIFs at crf 27 | 0.813 | |
+///
+/// Shaded GIFs got `flatAnalysis` too in a later round (`--half tuning --ref browser --s2`, B-frames at a
+/// constant rate by then): the tuning half's two shaded GIFs went from 0.80x to 0.78x (fire.gif) and 0.93x
+/// to 0.76x (002-cropresize.gif, whose parts move back over earlier pictures) at a higher SSIM and
+/// SSIMULACRA2 each, the half from 0.859x to 0.848x at the same means, for 1% more summed encode time (the
+/// 278x183 four-frame flags of the held-out half take about 13 ms more each). The same for photographic
+/// GIFs changed only moon_impact.gif (0.83x to 0.82x, 0.0003 less SSIM), so they keep `baseAnalysis`.
 ///
 /// These settings scored mean SSIM 0.9683 against the peer's 0.9578 and SSIMULACRA2 65.29 against 62.26
 /// there (the peer's mean is pulled down by its disposal of dispose_bgnd.gif).
@@ -65,18 +72,18 @@ struct GIFTuning: Sendable, Equatable {
     /// photo-loop.gif (2 MB) were 6% and 3% smaller.
     static func automatic(inputBytes: Int, content: GIFContent) -> GIFTuning {
         let kind = Kind(content)
-        let analysis = inputBytes > analysisBudget ? "" : kind == .drawn ? drawnAnalysis : baseAnalysis
+        let analysis = inputBytes > analysisBudget ? "" : kind == .photographic ? baseAnalysis : flatAnalysis
         return GIFTuning(crf: kind.crf, x264Params: [analysis, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
     }
 
-    /// The analysis of every GIF up to `analysisBudget`: uneven multi-hexagon motion search, subpixel
+    /// The analysis of photographic GIFs up to `analysisBudget`: uneven multi-hexagon motion search, subpixel
     /// refinement 9, trellis quantisation on every macroblock decision.
     static let baseAnalysis = "me=umh:subme=9:trellis=2"
 
-    /// Drawn GIFs' analysis: subpixel refinement 10 (quarter-pel rate-distortion on every macroblock type),
-    /// 16 reference frames (a sprite or a blinking cursor comes back to a picture several frames old) and
-    /// every partition size (thin lines and text edges).
-    static let drawnAnalysis = "me=umh:subme=10:trellis=2:ref=16:partitions=all"
+    /// Drawn and shaded GIFs' analysis: subpixel refinement 10 (quarter-pel rate-distortion on every
+    /// macroblock type), 16 reference frames (a sprite, a blinking cursor or a waving flag comes back to a
+    /// picture several frames old) and every partition size (thin lines, text and flag edges).
+    static let flatAnalysis = "me=umh:subme=10:trellis=2:ref=16:partitions=all"
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
