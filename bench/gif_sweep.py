@@ -51,8 +51,10 @@ def cache_key(gif, kind, with_s2, cmd):
     with open(gif, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:32]
     # The program itself (a path, or a name found on PATH such as ffmpeg): a rebuilt or upgraded binary is a
-    # new key, so no score from an earlier run of another build is reused.
-    first = shlex.split(cmd)[0]
+    # new key, so no score from an earlier run of another build is reused. Leading VAR=value words (an
+    # environment for the program) are skipped: the program is the first word after them.
+    words = shlex.split(cmd)
+    first = next((w for w in words if not ("=" in w and w.split("=", 1)[0].isidentifier())), words[0])
     program = first if os.path.isfile(first) else shutil.which(first)
     stamp = ""
     if program:
