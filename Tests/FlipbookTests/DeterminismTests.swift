@@ -71,30 +71,22 @@ extension DeterminismTests {
         #expect(Set(outputs).count == 1, "\(Set(outputs).count) different videos from processes with different heap contents")
     }
 
-    /// Flipbook leaves glibc's malloc as it found it: after a conversion, a new block still holds what
-    /// was freed into it (M_PERTURB, which Flipbook once set process-wide, would have filled it).
+    /// Flipbook leaves glibc's malloc as it found it: after a conversion, a new block is not filled by
+    /// malloc (M_PERTURB, which Flipbook once set process-wide, fills every block malloc hands out).
     @Test func aConversionLeavesMallocAlone() throws {
         _ = try GIFToVideo.convert(MemoryByteSource(Self.testPatternGIF(size: "64x48")))
-        // 4096 bytes: past glibc's tcache (1032 bytes), whose blocks are never perturbed, so the block goes
-        // through the arena, where M_PERTURB fills a freed block and a new one. The arena is shared with the
-        // other suites' threads, which may take the freed block first (seen once in a fresh-clone run), so
-        // the check waits for a round in which glibc hands the same block back.
-        let size = 4096
-        var checked = false
-        for _ in 0..<1000 where !checked {
-            let first = malloc(size)!
-            memset(first, 0x33, size)
-            free(first)
-            let second = malloc(size)!
-            defer { free(second) }
-            guard second == first else { continue }
-            // The bytes past the free-list pointers are as the caller left them; with M_PERTURB they would
-            // be filled with the perturb byte's complement.
-            let bytes = second.assumingMemoryBound(to: UInt8.self)
-            #expect(bytes[64] == 0x33, "a freed block came back rewritten: malloc was reconfigured")
-            checked = true
+        // 64 MiB: over glibc's largest dynamic mmap threshold (32 MiB), so the block is a fresh mapping of
+        // zero pages, which M_PERTURB would fill with the complement of its byte. (The check once freed a
+        // 4096-byte block and expected malloc to hand it back; in the arena the other suites' threads share
+        // it did not always, and two fresh-clone runs failed on that.) Perturb byte 0xff, whose complement
+        // is zero, is the one this cannot see.
+        let size = 64 << 20
+        let block = malloc(size)!
+        defer { free(block) }
+        let bytes = block.assumingMemoryBound(to: UInt8.self)
+        for offset in [0, 4096, size / 2, size - 1] {
+            #expect(bytes[offset] == 0, "malloc filled a new block with \(bytes[offset]) at \(offset): malloc was reconfigured")
         }
-        try #require(checked, "glibc never handed a freed 4096-byte block back in 1000 rounds; the check needs it")
     }
 }
 
