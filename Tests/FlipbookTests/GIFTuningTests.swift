@@ -50,4 +50,32 @@ struct GIFTuningTests {
         options.automaticTuning = false
         #expect(try GIFToVideo.convert(MemoryByteSource(bytes), options: options).crf == 30)
     }
+
+    /// A drawn GIF gets x264's exhaustive motion search only up to `GIFTuning.searchBudget` pixels times
+    /// frames, counted before any frame is decoded: for a streamed GIF (a `ByteSource`, as the CLI and the
+    /// server convert) the count comes from its block scan. 256x256 flat blocks, then 16x16 patches moving
+    /// over them: 8 frames are 0.5 Mi pixel-frames, 40 are 2.5 Mi (the budget is 2 Mi), both a few KB of
+    /// GIF, so the size budget of the thorough analysis is not what decides.
+    @Test(arguments: [(8, true), (40, false)])
+    func theExhaustiveSearchIsKeptToSmallGIFs(frames: Int, searched: Bool) throws {
+        var gif = TestGIF(width: 256, height: 256)
+        gif.palette = (0..<16).map { (level: Int) -> TestGIF.RGB in
+            let v = UInt8(level * 17)
+            return (v, 255 - v, v / 2)
+        }
+        var first = [UInt8]()
+        for y in 0..<256 { for x in 0..<256 { first.append(UInt8((x / 32 + y / 32) % 16)) } }
+        gif.frames = [.init(width: 256, height: 256, pixels: first, delay: 10)]
+        for i in 1..<frames {
+            gif.frames.append(.init(left: (i * 24) % 240, top: (i * 40) % 240, width: 16, height: 16,
+                                    pixels: [UInt8](repeating: UInt8(i % 16), count: 256), delay: 10))
+        }
+        let bytes = gif.encode()
+        #expect(bytes.count < GIFTuning.analysisBudget)
+        let result = try GIFToVideo.convert(MemoryByteSource(bytes))
+        #expect(result.gifFrames == frames)
+        let params = try #require(result.x264Params)
+        #expect(params.contains("qcomp=0.75"), "\(params)")  // a drawn GIF's rate curve
+        #expect(params.contains("me=esa") == searched, "\(frames) frames: \(params)")
+    }
 }

@@ -22,15 +22,17 @@ public enum GIFToVideo {
         let type = MediaType.sniff(source)
         // A streamed GIF knows its delays only as its frames arrive: its block headers are read for them first
         // (`GIFDelayScan`: under 1% of the file). A WebP or APNG source has them all once opened.
-        let gifFrameMs = type == .gif && options.codec == .h264
-            ? constantFrameMs(GIFDelayScan.delays(source, maxFrames: options.decode.limits.maxFrames)?
-                .map { GIFTiming.displayedMilliseconds(centiseconds: $0) } ?? [])
+        let gifDelays = type == .gif && options.codec == .h264
+            ? GIFDelayScan.delays(source, maxFrames: options.decode.limits.maxFrames)?
+                .map { GIFTiming.displayedMilliseconds(centiseconds: $0) }
             : nil
+        let gifFrameMs = constantFrameMs(gifDelays ?? [])
         return try CRFSearch.run(options, type: type) { pass in
             func encode(constantRate: Bool) throws -> VideoConversionResult {
                 let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
                 let frameMs = constantRate ? type == .gif ? gifFrameMs : constantFrameMs(frames.info, options: pass) : nil
-                return try convert(frames, inputBytes: source.count, options: pass, frameMs: frameMs)
+                return try convert(frames, inputBytes: source.count, options: pass, frameMs: frameMs,
+                                   frameCount: type == .gif ? gifDelays?.count : frames.info.frameCount)
             }
             do {
                 return try encode(constantRate: true)
@@ -72,9 +74,11 @@ public enum GIFToVideo {
     }
 
     /// Converts at `frameMs` a frame when given (every frame must last that long: `OffConstantRate` otherwise),
-    /// else at the frames' own timestamps, merging runs of identical frames into one.
-    static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions, frameMs: Int?)
-        throws -> VideoConversionResult
+    /// else at the frames' own timestamps, merging runs of identical frames into one. `frameCount`, the frames
+    /// the file holds when known before decoding (a streamed GIF's from its block scan), sizes the encoding
+    /// work for `GIFTuning`; by default the decoder's count.
+    static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions, frameMs: Int?,
+                        frameCount: Int? = nil) throws -> VideoConversionResult
     {
         // A streamed GIF's `info` grows as frames are decoded (a zero-size screen takes the first frame's
         // size; the loop count and transparency are final after the last frame): read it where it is used.
@@ -88,13 +92,17 @@ public enum GIFToVideo {
         // Flipbook's own settings are chosen at the first frame, from what it measures (`GIFContent`).
         let tuned = GIFTuning.applies(to: options)
         var settings = options
+        // A streamed GIF's decoder has counted no frames yet (0: not known).
+        let framesKnown = frameCount ?? decoder.info.frameCount
 
         func handle(_ frame: AnimationFrame, rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws {
             if encoder == nil {
                 size = Size(width: width, height: height)
                 if tuned {
                     let content = GIFContent(rgba: rgba, width: width, height: height)
-                    settings = GIFTuning.automatic(inputBytes: inputBytes, content: content).applied(to: options)
+                    let pixelFrames = framesKnown > 0 ? width * height * framesKnown : nil
+                    settings = GIFTuning.automatic(inputBytes: inputBytes, pixelFrames: pixelFrames, content: content)
+                        .applied(to: options)
                 }
                 encoder = try FrameEncoder(width: width, height: height, options: settings, loopCount: decoder.info.loopCount,
                                            measure: options.minimumSSIM != nil || options.targetSSIM != nil, frameMs: frameMs)
@@ -149,7 +157,7 @@ public enum GIFToVideo {
             data: data, inputBytes: inputBytes, durationMs: endMs, gifFrames: gifFrames, encodedFrames: encodedFrames,
             loopCount: info.loopCount, hadTransparency: info.hasAlpha, width: size.width, height: size.height,
             encodedWidth: enc.paddedWidth, encodedHeight: enc.paddedHeight, poster: poster, warnings: decoder.warnings,
-            crf: settings.crf, measuredSSIM: enc.meter?.ssim)
+            crf: settings.crf, x264Params: settings.codec == .h264 ? settings.x264Params : nil, measuredSSIM: enc.meter?.ssim)
     }
 }
 

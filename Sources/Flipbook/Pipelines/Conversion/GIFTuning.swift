@@ -2,13 +2,15 @@
 /// the crf to Flipbook (`VideoConversionOptions.automaticTuning`) and asked for H.264 at the default preset
 /// with no SSIM floor or target; a given `--crf` is used as it is, with x264's own analysis settings.
 ///
-/// Chosen per GIF at its first frame, from what `GIFContent` measures there: the crf of its `Kind` (drawn
-/// 26, shaded 25, photographic 24), chroma QP offset -4 (x264's `-tune animation` leaves -2) and, for GIFs
-/// up to 256 KB, a more thorough analysis than the medium preset's (`baseAnalysis` for photographic GIFs,
-/// `flatAnalysis` for drawn and shaded ones). Tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half
-/// tuning --ref browser --s2`: 16 GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored
-/// against Chromium's rendering; one run on a loaded shared machine, with SSIMULACRA2 over 8 evenly spaced
-/// frame pairs a GIF, an option of the sweep since dropped: `--s2` now scores every pair):
+/// Chosen per GIF at its first frame, from what `GIFContent` measures there and the size of the work (file
+/// bytes, pixels times frames): the crf of its `Kind` (drawn 26, shaded 25, photographic 24), drawn GIFs'
+/// `qcomp` 0.75, chroma QP offset -4 (x264's `-tune animation` leaves -2) and, for GIFs up to 256 KB, a more
+/// thorough analysis than the medium preset's (`baseAnalysis` for photographic GIFs, `flatAnalysis` for
+/// drawn and shaded ones, with `exhaustiveSearch` up to `searchBudget` pixels times frames). Tuned on the
+/// tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half tuning --ref browser --s2`: 16
+/// GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's rendering; one run on
+/// a loaded shared machine, with SSIMULACRA2 over 8 evenly spaced frame pairs a GIF, an option of the sweep
+/// since dropped: `--s2` now scores every pair):
 ///
 /// | settings | bytes (geomean) | largest SSIM shortfall |
 /// |---|---|---|
@@ -24,7 +26,18 @@
 /// 278x183 four-frame flags of the held-out half take about 13 ms more each). The same for photographic
 /// GIFs changed only moon_impact.gif (0.83x to 0.82x, 0.0003 less SSIM), so they keep `baseAnalysis`.
 ///
-/// These settings scored mean SSIM 0.9683 against the peer's 0.9578 and SSIMULACRA2 65.29 against 62.26
+/// A third round (same command, constant-rate B-frames): drawn GIFs' qcomp from x264's 0.6 to 0.75 took the
+/// half from 0.848x to 0.799x; it lowered the mean SSIM by 0.0005 and SSIMULACRA2 by 0.35 (without the two
+/// GIFs ffmpeg disposes wrongly, 0.9685 / 72.57 against the peer's 0.9679 / 72.56: level), where drawn crf 27
+/// bought 0.821x for the same loss. 0.7 gave 0.814x at SSIMULACRA2 65.00, 0.8 0.786x at 64.66. Then
+/// `exhaustiveSearch` on drawn and shaded GIFs up to 2 Mi pixel-frames: 0.790x at SSIMULACRA2 64.95 (from
+/// 64.81), for 15-20% more CPU on such GIFs (about 17 ms on a 278x183 four-frame flag) and 3% over the bench;
+/// on every GIF it gave 0.830x for 1.6x the time. Not taken in that round: qcomp 0.5 for shaded and
+/// photographic GIFs (0.841x; photo-loop.gif 5% smaller but under the peer's SSIM), `me=tesa`, subme 11 and
+/// no fast P-skip on every GIF (0.822x for 4-5 times the encode time), psy-rd 0.2 and aq-strength 0.8
+/// (0.818x and 0.812x, but quality lost on every kind).
+///
+/// The first two rounds' settings scored mean SSIM 0.9683 against the peer's 0.9578 and SSIMULACRA2 65.29 against 62.26
 /// there (the peer's mean is pulled down by its disposal of dispose_bgnd.gif).
 /// One crf for every GIF left the dithered photographs and smooth shading under the peer (moon_impact.gif
 /// -0.0078 SSIM; on real GIFs from other projects' suites, a 400x400 rotating globe 3.7 SSIMULACRA2 points
@@ -62,18 +75,34 @@ struct GIFTuning: Sendable, Equatable {
             case .photographic: 24
             }
         }
+
+        /// x264's `qcomp` when not its default 0.6, which also sets MB-tree's strength (5 x (1 - qcomp)). At
+        /// 0.6 MB-tree gives a drawn GIF's first frame far more bits than its quality needs, because every
+        /// later frame copies its unchanged areas: 0.75 keeps the tuning half at the peer's quality for 5.8%
+        /// fewer bytes over the half (screen-recording.gif 0.85x to 0.63x). Shaded and photographic GIFs,
+        /// whose frames change everywhere, grow with it (fire.gif 0.78x to 0.83x, photo-loop.gif 1.26x to 1.33x
+        /// at 0.7), so they keep x264's 0.6.
+        var qcomp: Double? {
+            self == .drawn ? 0.75 : nil
+        }
     }
 
     /// Flipbook's default settings for a GIF of `inputBytes` whose first frame measured `content`: the crf
-    /// of its `Kind`, and the thorough analysis only up to `analysisBudget`. A GIF's size stands for the
-    /// work of encoding it (its LZW data grows with pixels times frames), and the analysis costs its time in
-    /// proportion while buying few bytes on large files: sample_big.gif (751 KB, 259 frames) took 1.6 s
-    /// with it and 1.0 s without, and was 0.7% larger with it; partial_gif_decode.gif (716 KB) and
-    /// photo-loop.gif (2 MB) were 6% and 3% smaller.
-    static func automatic(inputBytes: Int, content: GIFContent) -> GIFTuning {
+    /// and rate-control curve of its `Kind`, and the thorough analysis only up to `analysisBudget`. A GIF's
+    /// size stands for the work of encoding it (its LZW data grows with pixels times frames), and the
+    /// analysis costs its time in proportion while buying few bytes on large files: sample_big.gif (751 KB,
+    /// 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7% larger with it; partial_gif_decode.gif
+    /// (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller. Drawn and shaded GIFs of at most
+    /// `searchBudget` pixels times frames (`pixelFrames`, nil when the count is not known before decoding, as
+    /// for a streamed GIF) also get `exhaustiveSearch`.
+    static func automatic(inputBytes: Int, pixelFrames: Int? = nil, content: GIFContent) -> GIFTuning {
         let kind = Kind(content)
-        let analysis = inputBytes > analysisBudget ? "" : kind == .photographic ? baseAnalysis : flatAnalysis
-        return GIFTuning(crf: kind.crf, x264Params: [analysis, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
+        var analysis = inputBytes > analysisBudget ? "" : kind == .photographic ? baseAnalysis : flatAnalysis
+        if !analysis.isEmpty, kind != .photographic, let pixelFrames, pixelFrames <= searchBudget {
+            analysis += ":" + exhaustiveSearch
+        }
+        let curve = kind.qcomp.map { "qcomp=\($0)" } ?? ""
+        return GIFTuning(crf: kind.crf, x264Params: [analysis, curve, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
     }
 
     /// The analysis of photographic GIFs up to `analysisBudget`: uneven multi-hexagon motion search, subpixel
@@ -87,6 +116,14 @@ struct GIFTuning: Sendable, Equatable {
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
+
+    /// Motion search that tries every vector within 32 pixels instead of umh's pattern (`me=esa`): it finds
+    /// the far jumps of sprites and scrolled text. It costs time in proportion to pixels times frames, so it
+    /// is kept to small GIFs (`searchBudget`).
+    static let exhaustiveSearch = "me=esa:merange=32"
+
+    /// The most pixels times frames (2 Mi: 40 frames of 256x200) that get `exhaustiveSearch`.
+    static let searchBudget = 2 << 20
 
     /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
     /// preset, no SSIM floor or target (their crf search starts from `crf` as given).

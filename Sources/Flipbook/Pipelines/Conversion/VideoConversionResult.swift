@@ -32,6 +32,9 @@ public struct VideoConversionResult: Sendable {
     public var warnings: [String]
     /// The crf of the encode kept.
     public var crf = 0
+    /// The x264 settings of that encode beyond Flipbook's fixed ones (`GIFTuning`'s per-GIF choice and
+    /// `VideoConversionOptions.x264Params`), nil when there were none.
+    public var x264Params: String?
     /// Its SSIM against the frames it was made from (`QualityMeter`), when measured.
     public var measuredSSIM: Double?
     /// Encodes run to choose the crf (1 without a search).
