@@ -20,6 +20,7 @@ and names every GIF excluded and why. Chromium's frames are kept in bench/work/r
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -64,9 +65,13 @@ def corpus_gifs():
 
 
 def timed(cmd):
+    """Wall time, CPU time (user + system, every thread of the child) and exit status of `cmd`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     run = subprocess.run(cmd, capture_output=True)
-    return time.perf_counter() - start, run.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, run.returncode
 
 
 def main():
@@ -90,7 +95,7 @@ def main():
                     excluded.append((name, f"Chromium does not decode it ({str(error)[:80]})"))
                     continue
                 ours, peer = os.path.join(work, f"{i}-ours.mp4"), os.path.join(work, f"{i}-peer.mp4")
-                ta = tb = 0.0
+                ta = tb = ca = cb = 0.0
                 codes = set()
                 for k in range(2):  # alternate; the second pass's order is reversed
                     order = ["ours", "peer"] if k == 0 else ["peer", "ours"]
@@ -101,11 +106,13 @@ def main():
                         if os.path.exists(path):
                             os.remove(path)
                         if side == "ours":
-                            t, c = timed([flipbook, "convert", gif, "-o", ours, "--jobs", "1"])
+                            t, cpu, c = timed([flipbook, "convert", gif, "-o", ours, "--jobs", "1"])
                             ta += t / 2
+                            ca += cpu / 2
                         else:
-                            t, c = timed(["ffmpeg", "-v", "error", "-y", "-i", gif, *PEER, peer])
+                            t, cpu, c = timed(["ffmpeg", "-v", "error", "-y", "-i", gif, *PEER, peer])
                             tb += t / 2
+                            cb += cpu / 2
                         codes.add((side, c))
                 if any(c != 0 for _, c in codes):
                     excluded.append((name, "a converter failed: " + ", ".join(f"{s} exit {c}" for s, c in sorted(codes) if c)))
@@ -114,7 +121,7 @@ def main():
                 if a["ssim"] is None:
                     excluded.append((name, f"{ref.width}x{ref.height}: under 8 px a side, no SSIM window"))
                     continue
-                row = (name, os.path.getsize(gif), os.path.getsize(ours), os.path.getsize(peer), a, b, ta, tb)
+                row = (name, os.path.getsize(gif), os.path.getsize(ours), os.path.getsize(peer), a, b, ta, tb, ca, cb)
                 rows.append(row)
                 print(f"| {name} | {'tuning' if name in TUNING else 'held-out'} | {row[1]} | {row[2]} | {row[3]} | {row[2] / row[3]:.2f}x | {a['ssim']:.4f} | {b['ssim']:.4f} | "
                       f"{a['s2']:.1f} | {b['s2']:.1f} | {ta * 1000:.0f} ms | {tb * 1000:.0f} ms | "
@@ -158,7 +165,8 @@ def summary(label, rows):
     print(f"| **{len(rows)} GIFs ({label})** | | {sum(r[1] for r in rows)} | {sum(r[2] for r in rows)} | {sum(r[3] for r in rows)} | "
           f"geomean {geo:.3f}x | mean {ssim_a:.4f} | mean {ssim_b:.4f} | mean {s2_a:.2f} | mean {s2_b:.2f} | "
           f"{sum(r[6] for r in rows):.2f} s | {sum(r[7] for r in rows):.2f} s | | |")
-    print(f"{label}: wall time ratio {wall:.2f}x; largest SSIM shortfall against the peer: {worst[0]} "
+    cpu = sum(r[8] for r in rows) / sum(r[9] for r in rows)
+    print(f"{label}: wall time ratio {wall:.2f}x (CPU time, user + system: {cpu:.2f}x, which load on the machine moves less); largest SSIM shortfall against the peer: {worst[0]} "
           f"({worst[4]['ssim'] - worst[5]['ssim']:+.4f}); GIFs more than 0.005 below: "
           f"{', '.join(r[0] for r in rows if r[4]['ssim'] < r[5]['ssim'] - 0.005) or 'none'}\n")
 
