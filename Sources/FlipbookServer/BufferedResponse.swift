@@ -1,26 +1,27 @@
 import Flipbook
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// A whole response whose body is at most one buffer: what the media route and the JSON errors make.
-/// The async route hands it to Hummingbird as a `Response`; `CachedMediaHandler` writes its parts itself.
-/// Both paths therefore send the same status line, headers (in the same order) and body.
+/// The async route hands it to Hummingbird as a `Response`; `CachedMediaHandler` writes it as NIO's HTTP/1
+/// parts itself. Both send the same status line, headers (in the same order) and body.
 struct BufferedResponse {
     var status: HTTPResponse.Status
-    var headers: HTTPFields
+    var headers: ResponseFields
     /// The body; nil for a 304 (no body, no Content-Length) and for a HEAD (GET's headers, no body).
     var body: ByteBuffer?
 
     /// A response with `body`, whose length is appended as Content-Length after `headers` (which have none).
-    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+    init(status: HTTPResponse.Status, headers: ResponseFields, body: ByteBuffer) {
         self.status = status
         self.headers = headers
-        self.headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
+        self.headers.append(.contentLength, String(body.readableBytes))
         self.body = body
     }
 
     /// A response without a body or Content-Length (a 304).
-    init(status: HTTPResponse.Status, headers: HTTPFields) {
+    init(status: HTTPResponse.Status, headers: ResponseFields) {
         self.status = status
         self.headers = headers
         body = nil
@@ -29,20 +30,65 @@ struct BufferedResponse {
     /// A JSON error `{"error": code, "message": ...}`, not to be cached.
     static func error(_ status: Int, _ code: String, _ message: String) -> BufferedResponse {
         let json = "{\"error\": \(JSON.string(code)), \"message\": \(JSON.string(message))}\n"
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "no-store"
+        var headers = ResponseFields()
+        headers.append(.contentType, "application/json")
+        headers.append(.cacheControl, "no-store")
         return BufferedResponse(status: HTTPResponse.Status(code: status), headers: headers, body: ByteBuffer(string: json))
     }
 
-    /// The status line and headers.
-    var head: HTTPResponse { HTTPResponse(status: status, headerFields: headers) }
-
     /// The same response for Hummingbird's responder.
     var response: Response {
-        if let body { return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body)) }
-        return Response(status: status, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) })
+        let fields = headers.httpFields
+        if let body { return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)) }
+        return Response(status: status, headers: fields, body: ResponseBody { writer in try await writer.finish(nil) })
     }
+
+    /// The status line and headers as NIO's HTTP/1 head, converted as swift-nio-extras'
+    /// `HTTP1ToHTTPServerCodec` converts the responder's `HTTPResponse` (HTTP/1.1, the status's reason phrase,
+    /// the fields' names as given).
+    var http1Head: HTTPResponseHead {
+        HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(status.code), reasonPhrase: status.reasonPhrase),
+                         headers: headers.http1Headers)
+    }
+}
+
+/// Response header fields in order. Cheaper than `HTTPFields` for the few fields a media response has (no
+/// index, no per-value validation: every value is made here or checked once, as `legal`), and turned into
+/// `HTTPFields` for Hummingbird or `HTTPHeaders` for NIO's encoder.
+struct ResponseFields {
+    private(set) var fields: [(name: HTTPField.Name, value: String)] = []
+
+    init() { fields.reserveCapacity(8) }
+
+    mutating func append(_ name: HTTPField.Name, _ value: String) { fields.append((name, value)) }
+
+    /// The first value of `name`; setting replaces it (or appends the field), as `HTTPFields`' subscript does
+    /// for a name that occurs once.
+    subscript(name: HTTPField.Name) -> String? {
+        get { fields.first { $0.name == name }?.value }
+        set {
+            let index = fields.firstIndex { $0.name == name }
+            switch (index, newValue) {
+            case (let i?, let value?): fields[i].value = value
+            case (let i?, nil): fields.remove(at: i)
+            case (nil, let value?): fields.append((name, value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    var httpFields: HTTPFields {
+        var out = HTTPFields()
+        out.reserveCapacity(fields.count)
+        for field in fields { out.append(HTTPField(name: field.name, value: field.value)) }
+        return out
+    }
+
+    var http1Headers: HTTPHeaders { HTTPHeaders(fields.map { ($0.name.rawName, $0.value) }) }
+
+    /// `value` as `HTTPField` would keep it (characters a field value may not hold replaced), for values
+    /// that come from outside the server (configuration), checked once rather than per response.
+    static func legal(_ value: String) -> String { HTTPField(name: .cacheControl, value: value).value }
 }
 
 /// swift-http-types' `HTTPField`, named through `HTTPFields` (Hummingbird re-exports the collection, not its element).

@@ -1,22 +1,25 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
-/// Hummingbird's HTTP/1 child channel with `CachedMediaHandler` added right after its
-/// `HTTPConnectionStateHandler`, where `HTTP1Channel.Configuration.additionalChannelHandlers` cannot go
-/// (they sit before it, so the state handler would not see the requests answered there and would close a
-/// busy connection as idle). Everything else, the responder loop included, is `HTTP1Channel`'s.
+/// Hummingbird's HTTP/1 child channel with `CachedMediaHandler` added right after NIO's request decoder,
+/// before the conversion to swift-http-types (`HTTP1Channel.Configuration.additionalChannelHandlers` go after
+/// it). `http1` is configured without an idle timeout: the handler keeps it, since the requests it answers never
+/// reach Hummingbird's `HTTPConnectionStateHandler`. Everything else, the responder loop included, is
+/// `HTTP1Channel`'s.
 struct CachedMediaChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
     let server: FlipbookHTTPServer
+    let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        http1.setup(channel: channel, logger: logger).flatMapThrowing { [server] value in
+        http1.setup(channel: channel, logger: logger).flatMapThrowing { [server, idleTimeout] value in
             let pipeline = channel.pipeline.syncOperations
-            let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
-            try pipeline.addHandler(CachedMediaHandler(server: server), position: .after(state))
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(CachedMediaHandler(server: server, idleTimeout: idleTimeout), position: .after(decoder))
             return value
         }
     }

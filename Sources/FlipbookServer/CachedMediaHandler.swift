@@ -1,43 +1,72 @@
 import Hummingbird
-import HummingbirdCore
 import NIOCore
+import NIOHTTP1
 
 /// Answers memory-cache hits of the media routes on the event loop, before a request reaches Hummingbird's
 /// async responder, and passes every other request through untouched.
 ///
-/// It sits in the HTTP/1 child channel after `HTTPConnectionStateHandler` (so idle timeouts and graceful
-/// shutdown count its requests too) and before the async channel. A request head is held until its end:
-/// a GET or HEAD without a body that `FlipbookHTTPServer.cachedAnswer` can answer gets its response written
-/// here (head, one slice of the cached buffer, end), flushed when the read completes. Everything else (misses,
-/// other routes, bodies, `Connection: close`) goes on to `FlipbookHTTPServer.handle`, which answers it the
-/// same way: both paths build the response with the same code.
+/// It sits in the HTTP/1 child channel right after NIO's request decoder, before swift-nio-extras'
+/// `HTTP1ToHTTPServerCodec`, so a hit is read and answered in NIO's HTTP/1 types: it skips the codec's
+/// conversion of each request and response (a `Foundation.URLComponents` parse of the target and a validated
+/// `HTTPFields` each way) and the handlers behind it. Its response still goes through NIO's
+/// `HTTPResponseEncoder`, which frames HEAD and 304 answers from the request method the decoder recorded.
+///
+/// A request head is held until its end: an origin-form GET or HEAD without a body, on a keep-alive
+/// connection, that `FlipbookHTTPServer.cachedAnswer` can answer gets its response written here (head, one
+/// slice of the cached buffer, end), flushed when the read completes. Everything else (misses, other routes,
+/// bodies, `Connection: close`, HTTP/1.0 without keep-alive) goes on to `FlipbookHTTPServer.handle`, which
+/// answers it the same way: both paths build the response with the same code.
 ///
 /// Responses leave in request order (HTTP/1.1 pipelining): while any request passed on is unanswered, later
 /// ones are passed on too. While the channel is not writable, requests are passed on as well, so a client
 /// that pipelines without reading meets the async writer's backpressure instead of an unbounded queue here.
+///
+/// Hummingbird's `HTTPConnectionStateHandler` behind it sees only the requests passed on, so the idle timeout
+/// of keep-alive connections is kept here, where every request and response passes (`IdleTimer`); the state
+/// handler keeps graceful shutdown.
 final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     let server: FlipbookHTTPServer
     /// A head this handler may answer, waiting for its end.
-    private var held: HTTPRequest?
+    private var held: HTTPRequestHead?
     /// Requests passed on whose response end has not been written yet.
     private var passedOn = 0
     /// A request or response said `Connection: close`: the async layer closes the connection after it.
     private var closing = false
     /// Answers written since the last flush.
     private var unflushed = false
+    private var idle: IdleTimer
 
-    init(server: FlipbookHTTPServer) { self.server = server }
+    init(server: FlipbookHTTPServer, idleTimeout: TimeAmount) {
+        self.server = server
+        idle = IdleTimer(timeout: idleTimeout)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { idle.start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        idle.start(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idle.stop()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if head.headerFields[.connection] == "close" { closing = true }
-            if closing || passedOn > 0 || !context.channel.isWritable {
+            idle.requestStarted()
+            if !head.isKeepAlive { closing = true }
+            if closing || passedOn > 0 || !context.channel.isWritable || (head.method != .GET && head.method != .HEAD)
+                || head.uri.utf8.first != UInt8(ascii: "/")
+            {
                 passOn(head, context: context)
             } else {
                 held = head
@@ -52,13 +81,14 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let head = held else { return context.fireChannelRead(data) }
             held = nil
-            guard let answer = server.cachedAnswer(head) else {
+            guard let answer = server.cachedAnswer(isHEAD: head.method == .HEAD, target: head.uri, request: ConditionalHeaders(head.headers)) else {
                 passOn(head, context: context)
                 return context.fireChannelRead(data)
             }
-            context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-            if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+            context.write(wrapOutboundOut(.head(answer.http1Head)), promise: nil)
+            if let body = answer.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
             context.write(wrapOutboundOut(.end(nil)), promise: nil)
+            idle.requestFinished(context)
             unflushed = true
         }
     }
@@ -84,6 +114,7 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         held = nil
+        idle.stop()
         context.fireChannelInactive()
     }
 
@@ -91,16 +122,17 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // Only the async layer's writes pass here; this handler's own go straight towards the socket.
         switch unwrapOutboundIn(data) {
         case .head(let head):
-            if head.headerFields[.connection] == "close" { closing = true }
+            if !head.isKeepAlive { closing = true }
         case .body:
             break
         case .end:
             passedOn = max(0, passedOn - 1)
+            idle.requestFinished(context)
         }
         context.write(data, promise: promise)
     }
 
-    private func passOn(_ head: HTTPRequest, context: ChannelHandlerContext) {
+    private func passOn(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         passedOn += 1
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }

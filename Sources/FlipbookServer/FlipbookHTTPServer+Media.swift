@@ -1,6 +1,7 @@
 import FlipbookService
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// The media routes' parts that the async route (`handle`) and the memory-hit fast path
 /// (`CachedMediaHandler`) share: the target's derivative request and the response to a derivative.
@@ -53,16 +54,15 @@ extension FlipbookHTTPServer {
         return name.isEmpty ? nil : (name, n)
     }
 
-    /// The media response to a request with `requestHeaders`, and the body bytes it counts in the metrics:
-    /// conditionals, then ranges, then the body as a slice of the cached buffer (nothing copied). HEAD gets the
-    /// same status and headers (ranges included, as nginx answers them); the caller drops the body.
-    func media(_ d: Derivative, requestHeaders: HTTPFields) -> (BufferedResponse, Int) {
-        var headers = HTTPFields()
-        headers.reserveCapacity(8)
-        headers.append(HTTPField(name: .eTag, value: d.etag))
-        headers.append(HTTPField(name: .acceptRanges, value: "bytes"))
-        headers.append(HTTPField(name: .cacheControl, value: configuration.cacheControl))
-        let request = ConditionalHeaders(requestHeaders)
+    /// The media response to a request with these conditional and range headers, and the body bytes it counts
+    /// in the metrics: conditionals, then ranges, then the body as a slice of the cached buffer (nothing
+    /// copied). HEAD gets the same status and headers (ranges included, as nginx answers them); the caller
+    /// drops the body.
+    func media(_ d: Derivative, request: ConditionalHeaders) -> (BufferedResponse, Int) {
+        var headers = ResponseFields()
+        headers.append(.eTag, d.etag)
+        headers.append(.acceptRanges, "bytes")
+        headers.append(.cacheControl, cacheControl)
         let rangeHeader = request.range
         let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: request.ifMatch, ifNoneMatch: request.ifNoneMatch,
                                             ifRange: request.ifRange, hasRange: rangeHeader != nil)
@@ -75,13 +75,13 @@ extension FlipbookHTTPServer {
             response.headers[.eTag] = d.etag
             return (response, 0)
         case .proceed(let rangeAllowed):
-            headers.append(HTTPField(name: .contentType, value: d.contentType))
+            headers.append(.contentType, d.contentType)
             // RFC 9110 14.2 defines Range for GET only, so a server may ignore it on HEAD; nginx does not (206 or
             // 416 with Content-Range), and HEAD answers exactly what GET would, so neither do we.
             let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
             switch decision {
             case .partial(let range):
-                headers.append(HTTPField(name: .contentRange, value: ByteRanges.contentRange(range, size: size)))
+                headers.append(.contentRange, ByteRanges.contentRange(range, size: size))
                 let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
                 return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
             case .unsatisfiable:
@@ -98,7 +98,8 @@ extension FlipbookHTTPServer {
 }
 
 /// The request headers a media response depends on, found in one pass over the fields rather than a lookup
-/// each; a repeated field's values are joined with ", ", as `HTTPFields`' subscript joins them.
+/// each; a repeated field's values are joined with ", ", as `HTTPFields`' subscript joins them. Read from
+/// Hummingbird's `HTTPFields` on the async path and from NIO's `HTTPHeaders` on the event loop.
 struct ConditionalHeaders {
     var range: String?
     var ifMatch: String?
@@ -106,15 +107,40 @@ struct ConditionalHeaders {
     var ifRange: String?
 
     init(_ fields: HTTPFields) {
-        func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
         for field in fields {
             switch field.name {
-            case .range: add(field.value, to: &range)
-            case .ifMatch: add(field.value, to: &ifMatch)
-            case .ifNoneMatch: add(field.value, to: &ifNoneMatch)
-            case .ifRange: add(field.value, to: &ifRange)
+            case .range: Self.add(field.value, to: &range)
+            case .ifMatch: Self.add(field.value, to: &ifMatch)
+            case .ifNoneMatch: Self.add(field.value, to: &ifNoneMatch)
+            case .ifRange: Self.add(field.value, to: &ifRange)
             default: break
             }
         }
+    }
+
+    /// The same from NIO's headers, whose names keep the client's case.
+    init(_ headers: HTTPHeaders) {
+        for (name, value) in headers {
+            // Every name of interest starts with r or i; most of a request's fields are skipped on that byte.
+            guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "r") || first | 0x20 == UInt8(ascii: "i") else { continue }
+            if Self.named(name, "range") {
+                Self.add(value, to: &range)
+            } else if Self.named(name, "if-match") {
+                Self.add(value, to: &ifMatch)
+            } else if Self.named(name, "if-none-match") {
+                Self.add(value, to: &ifNoneMatch)
+            } else if Self.named(name, "if-range") {
+                Self.add(value, to: &ifRange)
+            }
+        }
+    }
+
+    private static func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
+
+    /// Whether `name` is `lowercase` in any case (ASCII).
+    private static func named(_ name: String, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard name.utf8.count == expected.count else { return false }
+        return zip(name.utf8, expected).allSatisfy { a, b in (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) == b }
     }
 }

@@ -33,6 +33,9 @@ public final class FlipbookHTTPServer: Sendable {
         public var cacheControl = "public, max-age=86400"
         /// Cancel a job nobody else waits for when its client disconnects. Default true.
         public var cancelOnDisconnect = true
+        /// How long a keep-alive connection may wait for its next request before the server closes it.
+        /// Default 75 s (nginx's `keepalive_timeout`).
+        public var idleTimeout: Duration = .seconds(75)
 
         /// A configuration serving `root` with every other default.
         public init(root: String) { service = DerivativeService.Configuration(root: root) }
@@ -48,6 +51,8 @@ public final class FlipbookHTTPServer: Sendable {
     private let eventLoopAnswers = Atomic<Int>(0)
     /// The Date header, formatted once a second.
     let date = HTTPDate()
+    /// `configuration.cacheControl` as a header value (legalised once, as `HTTPField` would each time).
+    let cacheControl: String
 
     /// Requests answered from the memory cache on the event loop, before Hummingbird's responder (the rest
     /// went through `handle`). Tests use it to tell which path answered.
@@ -64,6 +69,7 @@ public final class FlipbookHTTPServer: Sendable {
             configuration.service.storyboardURLTag = "signed:" + signer.signature(for: "storyboard-tag")
         }
         self.configuration = configuration
+        cacheControl = ResponseFields.legal(configuration.cacheControl)
         self.metrics = metrics
         self.logger = logger
         service = try DerivativeService(configuration: configuration.service) { metrics.event($0) }
@@ -86,7 +92,8 @@ public final class FlipbookHTTPServer: Sendable {
     /// Memory-cache hits of the media routes are answered before the responder, on the event loop
     /// (`CachedMediaHandler`). Handlers run on the event loop that read the request (`EventLoopTaskExecutor`).
     public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some Service {
-        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: .seconds(75))
+        // No idle timeout here: `CachedMediaHandler` keeps it for every request (CachedMediaChannel).
+        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: nil)
         // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
         http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         let group = EventLoopGroupProvider.singleton.eventLoopGroup
@@ -95,7 +102,9 @@ public final class FlipbookHTTPServer: Sendable {
             response.headers[.date] = date.now()
             try await writer.write(response: response.head, body: response.body)
         }
-        let channel = CachedMediaChannel(http1: HTTP1Channel(responder: responder, configuration: http1), server: self)
+        let channel = CachedMediaChannel(http1: HTTP1Channel(responder: responder, configuration: http1), server: self,
+                                         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+                                             + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
         let server = channel.server(
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
@@ -148,27 +157,26 @@ public final class FlipbookHTTPServer: Sendable {
         return answer.response
     }
 
-    /// The answer to `head` if it is a GET or HEAD of a media route whose derivative the memory cache holds,
-    /// Date header included, as `handle` would answer it (same code: ranges, conditionals, HEAD, signature
-    /// check, metrics and log line); nil for every other request, which `handle` answers. Synchronous: it
-    /// runs on the event loop, in `CachedMediaHandler`.
-    func cachedAnswer(_ head: HTTPRequest) -> BufferedResponse? {
+    /// The answer to a GET (or, with `isHEAD`, a HEAD) of the origin-form `target` if it names a media route
+    /// whose derivative the memory cache holds, Date header included, as `handle` would answer it (same code:
+    /// ranges, conditionals, HEAD, signature check, metrics and log line); nil for every other request, which
+    /// `handle` answers. Synchronous: it runs on the event loop, in `CachedMediaHandler`.
+    func cachedAnswer(isHEAD: Bool, target: String, request: @autoclosure () -> ConditionalHeaders) -> BufferedResponse? {
         let started = monotonicNanoseconds()
-        let isHEAD = head.method == .head
-        guard head.method == .get || isHEAD, let target = head.path, !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
+        guard !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
               let parsed = try? RequestTarget(target), Self.mediaRoutes.contains(parsed.route),
               let wanted = try? derivativeRequest(parsed, target: target),
               let derivative = try? service.cachedDerivative(wanted)
         else { return nil }
         metrics.inFlight(1, total: inFlight.add(1, ordering: .relaxed).newValue)
-        var (answer, bodyBytes) = media(derivative, requestHeaders: head.headerFields)
+        var (answer, bodyBytes) = media(derivative, request: request())
         if isHEAD, answer.status != .notModified {
             answer.body = nil
             bodyBytes = 0
         }
-        answer.headers[.date] = date.now()
+        answer.headers.append(.date, date.now())
         eventLoopAnswers.add(1, ordering: .relaxed)
-        finished(head.method, target, status: answer.status, route: parsed.route, cache: derivative.cache.rawValue,
+        finished(isHEAD ? .head : .get, target, status: answer.status, route: parsed.route, cache: derivative.cache.rawValue,
                  bodyBytes: bodyBytes, started: started)
         return answer
     }
@@ -228,7 +236,7 @@ public final class FlipbookHTTPServer: Sendable {
         } else {
             derivative = try await service.derivative(wanted)
         }
-        let (answer, bytes) = media(derivative, requestHeaders: request.headers)
+        let (answer, bytes) = media(derivative, request: ConditionalHeaders(request.headers))
         var response = answer.response
         if closesConnection { response.headers[.connection] = "close" }
         return Answer(response: response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
@@ -239,9 +247,9 @@ public final class FlipbookHTTPServer: Sendable {
     }
 
     private static func bytes(_ bytes: [UInt8], type: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        headers[.cacheControl] = "no-store"
+        var headers = ResponseFields()
+        headers.append(.contentType, type)
+        headers.append(.cacheControl, "no-store")
         return BufferedResponse(status: .ok, headers: headers, body: ByteBuffer(bytes: bytes)).response
     }
 

@@ -87,6 +87,44 @@ import Testing
         }
     }
 
+    /// The idle timeout is kept where hits are answered (they never reach Hummingbird's connection-state
+    /// handler): a connection busy with hits for over twice the timeout stays open, and once idle it is closed,
+    /// not before the timeout. Only lower bounds on time are asserted; the close is awaited as an event.
+    @Test func hitsKeepAConnectionAliveAndAnIdleOneIsClosed() async throws {
+        let root = try Env.makeRoot("fast-idle")
+        let server = try await TestServer(root: root) { $0.idleTimeout = .seconds(3) }
+        defer { Task { await server.stop() } }
+        #expect(try await server.request("/original/\(Self.gif)").status == 200)
+        let before = server.server.answeredOnEventLoop
+        let script = """
+        import socket, sys, time
+        s = socket.create_connection(("127.0.0.1", \(server.port)))
+        s.settimeout(120)
+        request = b"GET /original/\(Self.gif) HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nRange: bytes=0-9\\r\\n\\r\\n"
+        start, n = time.monotonic(), 0
+        while time.monotonic() - start < 7:
+            s.sendall(request)
+            buf = b""
+            while not (b"\\r\\n\\r\\n" in buf and len(buf) >= buf.index(b"\\r\\n\\r\\n") + 14):
+                chunk = s.recv(65536)
+                if not chunk: sys.exit("closed while busy after %d responses" % n)
+                buf += chunk
+            if not buf.startswith(b"HTTP/1.1 206"): sys.exit("unexpected reply %r" % buf[:40])
+            n += 1
+            time.sleep(0.1)
+        last = time.monotonic()
+        if s.recv(1) != b"": sys.exit("bytes after the last response")
+        print(n, time.monotonic() - last)
+        """
+        let out = try await Env.run(Env.python, ["-c", script])
+        try #require(out.status == 0, "\(out.stderr)")
+        let parts = out.text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(parts.count == 2, "\(out.text)")
+        #expect(parts[0] >= 2, "requests made while busy: \(parts[0])")
+        #expect(server.server.answeredOnEventLoop == before + Int(parts[0]), "every request was a hit")
+        #expect(parts[1] >= 2.5, "closed \(parts[1]) s after the last response, timeout 3 s")
+    }
+
     @Test func signedHitsAreCheckedOnTheEventLoopToo() async throws {
         let root = try Env.makeRoot("fast-signed")
         let signer = URLSigner(key: Array("fast path key".utf8), salt: Array("salt".utf8))
