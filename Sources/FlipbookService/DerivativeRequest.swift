@@ -39,7 +39,8 @@ public struct DerivativeRequest: Sendable, Hashable {
                 "\(r.maxPixelSize),\(r.fit),\(r.upscale),\(r.quality),\(r.format.rawValue),\(r.frameIndex)"
             }
             switch self {
-            case .mp4(let s): return "mp4:\(s.map(String.init) ?? "-")"
+            case .mp4(nil): return "mp4:-"
+            case .mp4(let s?): return "mp4:\(s)"
             case .thumb(let r): return "thumb:\(thumb(r))"
             case .poster(let r): return "poster:\(thumb(r))"
             case .preview(let s): return "preview:\(s)"

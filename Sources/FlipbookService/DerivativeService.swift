@@ -97,10 +97,19 @@ public final class DerivativeService: Sendable {
     }
 
     func cacheKey(_ source: ResolvedSource, _ operation: DerivativeRequest.Operation) -> String {
-        var key = "flipbook \(FlipbookVersion.current)|\(source.identity)|\(operation.keyText)"
+        let operationText = operation.keyText
+        var key = String(utf8Capacity: Self.keyPrefix.utf8.count + source.identity.utf8.count + 1 + operationText.utf8.count) { text in
+            text.append(Self.keyPrefix)
+            text.append(source.identity)
+            text.append(ascii: UInt8(ascii: "|"))
+            text.append(operationText)
+        }
         if case .storyboardVTT = operation { key += "|\(configuration.storyboardURLTag)|\(source.encodedPath)" }
         return key
     }
+
+    /// What every cache key starts with: a new version never reads an older one's derivatives.
+    static let keyPrefix = "flipbook \(FlipbookVersion.current)|"
 
     // MARK: - Coalescing
 

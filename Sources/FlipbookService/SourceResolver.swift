@@ -26,7 +26,15 @@ extension DerivativeService {
             self.path = path
             self.segments = segments
             let mtime = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-            identity = "\(info.st_dev):\(info.st_ino):\(info.st_size):\(mtime)"
+            identity = String(utf8Capacity: 3 + 4 * UTF8Builder.integerCapacity) { text in
+                text.append(decimal: UInt64(info.st_dev))
+                text.append(ascii: UInt8(ascii: ":"))
+                text.append(decimal: UInt64(info.st_ino))
+                text.append(ascii: UInt8(ascii: ":"))
+                text.append(decimal: Int(info.st_size))
+                text.append(ascii: UInt8(ascii: ":"))
+                text.append(decimal: mtime)
+            }
             size = Int(info.st_size)
         }
     }
@@ -56,11 +64,20 @@ extension DerivativeService {
             case S_IFLNK: return try resolveFollowingLinks(segments)
             case S_IFDIR where index < segments.count - 1: continue
             case S_IFREG where index == segments.count - 1:
-                return ResolvedSource(path: (root == "/" ? "/" : root + "/") + relative, segments: segments, info: info)
+                return ResolvedSource(path: Self.join(root, relative), segments: segments, info: info)
             default: throw DerivativeServiceError.notFound("no such file")
             }
         }
         throw DerivativeServiceError.notFound("no such file")
+    }
+
+    /// `relative` under `root` ("/" joins without a second slash), built in one allocation.
+    static func join(_ root: String, _ relative: String) -> String {
+        String(utf8Capacity: root.utf8.count + 1 + relative.utf8.count) { text in
+            text.append(root)
+            if root != "/" { text.append(ascii: UInt8(ascii: "/")) }
+            text.append(relative)
+        }
     }
 
     /// The path has a symlink: `realpath`, then the jail and dotfile checks on where it really leads.

@@ -1,3 +1,4 @@
+import Flipbook
 import FlipbookServer
 import FlipbookTestSupport
 import Testing
@@ -29,6 +30,29 @@ import Testing
         // 14.4: "bytes 42-1233/1234" and, for 416, "bytes */1234".
         #expect(ByteRanges.contentRange(42...1233, size: 1234) == "bytes 42-1233/1234")
         #expect(ByteRanges.unsatisfiedRange(size: 1234) == "bytes */1234")
+        // Content-Range is written digit by digit (UTF8Builder): the extremes against Swift's own formatting.
+        for (first, last, size) in [(0, 0, 1), (9, 10, 11), (99, 100, 1000), (Int.max - 1, Int.max - 1, Int.max)] {
+            #expect(ByteRanges.contentRange(first...last, size: size) == "bytes \(first)-\(last)/\(size)")
+        }
+    }
+
+    /// The builder behind cache keys, file identities and Content-Range, against interpolation.
+    @Test func decimalTextMatchesSwiftsFormatting() {
+        var numbers: [Int] = [0, 1, -1, 9, 10, -10, 99, 100, 1_000_000_007, Int.max, Int.min, Int.min + 1]
+        var generator = SystemRandomNumberGenerator()
+        numbers += (0..<200).map { _ in Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0...62, using: &generator) }
+        for n in numbers {
+            let text = String(utf8Capacity: 2 + UTF8Builder.integerCapacity) { b in
+                b.append("<")
+                b.append(decimal: n)
+                b.append(ascii: UInt8(ascii: ">"))
+            }
+            #expect(text == "<\(n)>")
+        }
+        for n: UInt64 in [0, 7, UInt64(Int.max) + 1, UInt64.max] {
+            #expect(String(utf8Capacity: UTF8Builder.integerCapacity) { $0.append(decimal: n) } == "\(n)")
+        }
+        #expect(String(utf8Capacity: 12) { $0.append("é/ü"); $0.append("") } == "é/ü")
     }
 
     // ASP.NET Core SingleValidRangeShouldServePartialContent, on 62 bytes.
