@@ -41,7 +41,8 @@ finally:
 print(f"== wrk -c64 Range: bytes=0-65535, {rounds} alternating rounds of {sb.DURATION}")
 for name, rs in results.items():
     print(f"   {name:40s} {statistics.median(r[0] for r in rs):8.0f} req/s  p99 {statistics.median(r[1] for r in rs):6.2f} ms  "
-          f"CPU {statistics.median(r[2] for r in rs):5.1f} us/req   runs {[round(r[0]) for r in rs]}")
+          f"CPU {statistics.median(r[2] for r in rs):5.1f} us/req  wrk {statistics.median(r[4] for r in rs):5.1f} us/req   "
+          f"runs {[round(r[0]) for r in rs]}")
 ng_rps = statistics.median(r[0] for r in results["nginx-light"])
 for name in bins:
     print(f"   ratio {name} / nginx req/s: {statistics.median(r[0] for r in results[name]) / ng_rps:.2f}x")

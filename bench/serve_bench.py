@@ -110,16 +110,24 @@ PERF_UNAVAILABLE = perf_counters()
 
 
 def wrk(url, pid):
-    """req/s, p99 ms, the server's CPU microseconds per request and its instructions per request (user and
-    kernel, from perf stat on the server's processes; nan where the machine has no counters) over one run."""
+    """req/s, p99 ms, the server's CPU microseconds per request, its instructions per request (user and
+    kernel, from perf stat on the server's processes; nan where the machine has no counters) and wrk's own CPU
+    microseconds per request (from wait4) over one run. On a 2-core machine the client shares the cores with
+    the server, so a server whose responses cost the client more gets less of them."""
     cpu = cpu_seconds(pid)
     counter = None
     if PERF_UNAVAILABLE is None:
         pids = ",".join(str(p) for p in server_pids(pid))
         counter = subprocess.Popen(["perf", "stat", "-x,", "-e", "instructions", "-p", pids],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    out = subprocess.run(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
-                         capture_output=True, text=True, check=True).stdout
+    client = subprocess.Popen(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
+                              stdout=subprocess.PIPE, text=True)
+    out = client.stdout.read()
+    _, status, usage = os.wait4(client.pid, 0)
+    client.returncode = os.waitstatus_to_exitcode(status)
+    if client.returncode != 0:
+        raise RuntimeError(f"wrk exited with {client.returncode}")
+    client_cpu = usage.ru_utime + usage.ru_stime
     cpu = cpu_seconds(pid) - cpu
     instructions = float("nan")
     if counter:
@@ -133,7 +141,8 @@ def wrk(url, pid):
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if non2xx:
         raise RuntimeError(f"{url}: {non2xx.group(1)} non-2xx responses")
-    return rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests), instructions / max(1, requests)
+    return (rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests), instructions / max(1, requests),
+            client_cpu * 1e6 / max(1, requests))
 
 
 def nginx_conf(docroot, port, workers="auto", master=True):
@@ -199,12 +208,13 @@ def bench_ranges():
             a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
                 f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
             assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
-            fbr, ngr, fbp, ngp, fbc, ngc, fbi, ngi = [], [], [], [], [], [], [], []
+            fbr, ngr, fbp, ngp, fbc, ngc, fbi, ngi, fbw, ngw = [], [], [], [], [], [], [], [], [], []
             for i in range(RUNS):
                 # Alternate which server goes first, so neither always runs in the other's wake.
                 order = [("fb", fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), ("ng", ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
                 for name, pid, url in (order if i % 2 == 0 else order[::-1]):
-                    r, p, c, n = wrk(url, pid)
+                    r, p, c, n, w = wrk(url, pid)
+                    (fbw if name == "fb" else ngw).append(w)
                     (fbr if name == "fb" else ngr).append(r)
                     (fbp if name == "fb" else ngp).append(p)
                     (fbc if name == "fb" else ngc).append(c)
@@ -224,6 +234,8 @@ def bench_ranges():
     else:
         print(f"   instructions per request (perf stat, user + kernel, server processes): flipbook {median(fbi):,.0f}, "
               f"nginx {median(ngi):,.0f}: {median(fbi) / median(ngi):.2f}x")
+    print(f"   client (wrk) CPU per request: {median(fbw):.1f} us against flipbook, {median(ngw):.1f} us against nginx "
+          f"(server + client: {median(fbc) + median(fbw):.1f} vs {median(ngc) + median(ngw):.1f} us)")
     ratios = sorted(a / b for a, b in zip(fbr, ngr))
     print(f"   per-pair req/s ratios: {[round(x, 2) for x in ratios]}")
     bench_instructions(docroot)
