@@ -98,21 +98,22 @@ struct GIFTuning: Sendable, Equatable {
     static func automatic(inputBytes: Int, pixelFrames: Int? = nil, content: GIFContent) -> GIFTuning {
         let kind = Kind(content)
         var analysis = inputBytes > analysisBudget ? "" : kind == .photographic ? baseAnalysis : flatAnalysis
-        if !analysis.isEmpty, kind != .photographic, let pixelFrames, pixelFrames <= searchBudget {
-            analysis += ":" + exhaustiveSearch
+        if !analysis.isEmpty {
+            let exhaustive = kind != .photographic && pixelFrames.map { $0 <= searchBudget } == true
+            analysis = (exhaustive ? exhaustiveSearch : patternSearch) + ":" + analysis
         }
         let curve = kind.qcomp.map { "qcomp=\($0)" } ?? ""
         return GIFTuning(crf: kind.crf, x264Params: [analysis, curve, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
     }
 
-    /// The analysis of photographic GIFs up to `analysisBudget`: uneven multi-hexagon motion search, subpixel
-    /// refinement 9, trellis quantisation on every macroblock decision.
-    static let baseAnalysis = "me=umh:subme=9:trellis=2"
+    /// The analysis of photographic GIFs up to `analysisBudget`: subpixel refinement 9, trellis quantisation on
+    /// every macroblock decision. The motion search is chosen beside it: `patternSearch` or `exhaustiveSearch`.
+    static let baseAnalysis = "subme=9:trellis=2"
 
     /// Drawn and shaded GIFs' analysis: subpixel refinement 10 (quarter-pel rate-distortion on every
     /// macroblock type), 16 reference frames (a sprite, a blinking cursor or a waving flag comes back to a
     /// picture several frames old) and every partition size (thin lines, text and flag edges).
-    static let flatAnalysis = "me=umh:subme=10:trellis=2:ref=16:partitions=all"
+    static let flatAnalysis = "subme=10:trellis=2:ref=16:partitions=all"
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
@@ -121,6 +122,9 @@ struct GIFTuning: Sendable, Equatable {
     /// the far jumps of sprites and scrolled text. It costs time in proportion to pixels times frames, so it
     /// is kept to small GIFs (`searchBudget`).
     static let exhaustiveSearch = "me=esa:merange=32"
+
+    /// The motion search of every other analysed GIF: uneven multi-hexagon (`me=umh`), x264's default range.
+    static let patternSearch = "me=umh"
 
     /// The most pixels times frames (2 Mi: 40 frames of 256x200) that get `exhaustiveSearch`.
     static let searchBudget = 2 << 20
