@@ -32,7 +32,7 @@ public enum GIFToVideo {
                 let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
                 let frameMs = constantRate ? type == .gif ? gifFrameMs : constantFrameMs(frames.info, options: pass) : nil
                 return try convert(frames, inputBytes: source.count, options: pass, frameMs: frameMs,
-                                   frameCount: type == .gif ? gifDelays?.count : frames.info.frameCount)
+                                   frameCount: gifDelays?.count)
             }
             do {
                 return try encode(constantRate: true)
