@@ -5,8 +5,6 @@ package struct UTF8Builder {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private(set) var count = 0
 
-    /// Room for `count` bytes of `string`'s UTF-8, for a capacity.
-    package static func capacity(_ string: String) -> Int { string.utf8.count }
     /// Room for any Int in decimal (sign included).
     package static let integerCapacity = 20
 

@@ -62,21 +62,6 @@ struct ResponseFields {
 
     mutating func append(_ name: HTTPField.Name, _ value: String) { fields.append((name, value)) }
 
-    /// The first value of `name`; setting replaces it (or appends the field), as `HTTPFields`' subscript does
-    /// for a name that occurs once.
-    subscript(name: HTTPField.Name) -> String? {
-        get { fields.first { $0.name == name }?.value }
-        set {
-            let index = fields.firstIndex { $0.name == name }
-            switch (index, newValue) {
-            case (let i?, let value?): fields[i].value = value
-            case (let i?, nil): fields.remove(at: i)
-            case (nil, let value?): fields.append((name, value))
-            case (nil, nil): break
-            }
-        }
-    }
-
     var httpFields: HTTPFields {
         var out = HTTPFields()
         out.reserveCapacity(fields.count)

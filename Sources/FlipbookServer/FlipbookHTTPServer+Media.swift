@@ -72,7 +72,7 @@ extension FlipbookHTTPServer {
             return (BufferedResponse(status: .notModified, headers: headers), 0)
         case .preconditionFailed:
             var response = BufferedResponse.error(412, "precondition-failed", "If-Match does not match the current ETag")
-            response.headers[.eTag] = d.etag
+            response.headers.append(.eTag, d.etag)
             return (response, 0)
         case .proceed(let rangeAllowed):
             headers.append(.contentType, d.contentType)
@@ -86,9 +86,9 @@ extension FlipbookHTTPServer {
                 return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
             case .unsatisfiable:
                 var response = BufferedResponse.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
-                response.headers[.contentRange] = ByteRanges.unsatisfiedRange(size: size)
-                response.headers[.acceptRanges] = "bytes"
-                response.headers[.eTag] = d.etag
+                response.headers.append(.contentRange, ByteRanges.unsatisfiedRange(size: size))
+                response.headers.append(.acceptRanges, "bytes")
+                response.headers.append(.eTag, d.etag)
                 return (response, 0)
             case .full, .multiple:
                 return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)

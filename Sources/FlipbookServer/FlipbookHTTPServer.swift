@@ -103,8 +103,7 @@ public final class FlipbookHTTPServer: Sendable {
             try await writer.write(response: response.head, body: response.body)
         }
         let channel = CachedMediaChannel(http1: HTTP1Channel(responder: responder, configuration: http1), server: self,
-                                         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
-                                             + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
+                                         idleTimeout: TimeAmount(configuration.idleTimeout))
         let server = channel.server(
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
