@@ -1,11 +1,10 @@
 import Flipbook
 import Hummingbird
 import NIOCore
-import NIOHTTP1
 
 /// A whole response whose body is at most one buffer: what the media route and the JSON errors make.
-/// The async route hands it to Hummingbird as a `Response`; `CachedMediaHandler` writes it as NIO's HTTP/1
-/// parts itself. Both send the same status line, headers (in the same order) and body.
+/// The async route hands it to Hummingbird as a `Response`; `CachedMediaHandler` serialises it itself
+/// (`ResponseHead`). Both send the same status line, headers (in the same order) and body.
 struct BufferedResponse {
     var status: HTTPResponse.Status
     var headers: ResponseFields
@@ -42,19 +41,11 @@ struct BufferedResponse {
         if let body { return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)) }
         return Response(status: status, headers: fields, body: ResponseBody { writer in try await writer.finish(nil) })
     }
-
-    /// The status line and headers as NIO's HTTP/1 head, converted as swift-nio-extras'
-    /// `HTTP1ToHTTPServerCodec` converts the responder's `HTTPResponse` (HTTP/1.1, the status's reason phrase,
-    /// the fields' names as given).
-    var http1Head: HTTPResponseHead {
-        HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(status.code), reasonPhrase: status.reasonPhrase),
-                         headers: headers.http1Headers)
-    }
 }
 
 /// Response header fields in order. Cheaper than `HTTPFields` for the few fields a media response has (no
 /// index, no per-value validation: every value is made here or checked once, as `legal`), and turned into
-/// `HTTPFields` for Hummingbird or `HTTPHeaders` for NIO's encoder.
+/// `HTTPFields` for Hummingbird or serialised by `ResponseHead`.
 struct ResponseFields {
     private(set) var fields: [(name: HTTPField.Name, value: String)] = []
 
@@ -68,8 +59,6 @@ struct ResponseFields {
         for field in fields { out.append(HTTPField(name: field.name, value: field.value)) }
         return out
     }
-
-    var http1Headers: HTTPHeaders { HTTPHeaders(fields.map { ($0.name.rawName, $0.value) }) }
 
     /// `value` as `HTTPField` would keep it (characters a field value may not hold replaced), for values
     /// that come from outside the server (configuration), checked once rather than per response.

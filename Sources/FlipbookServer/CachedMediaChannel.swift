@@ -5,9 +5,16 @@ import NIOHTTP1
 
 /// Hummingbird's HTTP/1 child channel with `CachedMediaHandler` added right after NIO's request decoder,
 /// before the conversion to swift-http-types (`HTTP1Channel.Configuration.additionalChannelHandlers` go after
-/// it). `http1` is configured without an idle timeout: the handler keeps it, since the requests it answers never
-/// reach Hummingbird's `HTTPConnectionStateHandler`. Everything else, the responder loop included, is
+/// it), and a `SocketOutlet` first, through which the handler writes what it serialises itself. `http1` is
+/// configured without an idle timeout: the handler keeps it, since the requests it answers never reach
+/// Hummingbird's `HTTPConnectionStateHandler`. Everything else, the responder loop included, is
 /// `HTTP1Channel`'s.
+///
+/// NIO's `configureHTTPServerPipeline` pairs its request decoder with its response encoder: the decoder queues
+/// each request's method in the encoder, which pops one per response head to frame answers to HEAD without a
+/// body. The answers the handler writes past the encoder would leave that queue one entry longer each, and
+/// out of step, so the pair is replaced with an unpaired decoder (the same limits) and encoder, and the
+/// handler does that bookkeeping for the requests it passes on.
 struct CachedMediaChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -16,12 +23,38 @@ struct CachedMediaChannel: ServerChildChannel {
     let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        http1.setup(channel: channel, logger: logger).flatMapThrowing { [server, idleTimeout] value in
-            let pipeline = channel.pipeline.syncOperations
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(CachedMediaHandler(server: server, idleTimeout: idleTimeout), position: .after(decoder))
-            return value
+        http1.setup(channel: channel, logger: logger).flatMap { [server, idleTimeout, http1] value in
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = http1.configuration.httpDecoder.maxHeaderFieldSize
+            limits.maxHeaderListSize = http1.configuration.httpDecoder.maxHeaderListSize
+            limits.maxHeaderFieldCount = http1.configuration.httpDecoder.maxHeaderFieldCount
+            return Self.install(in: channel, server: server, idleTimeout: idleTimeout, decoderLimits: limits).map { value }
         }
+    }
+
+    /// Replaces the paired encoder and decoder `configureHTTPServerPipeline` put in `channel`'s pipeline with
+    /// unpaired ones (the decoder with `decoderLimits`), adds `CachedMediaHandler` after the decoder and its
+    /// `SocketOutlet` first. Completes once the paired decoder has left: `ByteToMessageHandler` leaves on a
+    /// later turn of the event loop, and the new decoder must not be added before (it would be fed the old
+    /// one's output). A channel set up in a server bootstrap is registered, and read, only after its setup
+    /// completes.
+    static func install(in channel: any Channel, server: FlipbookHTTPServer, idleTimeout: TimeAmount,
+                        decoderLimits: NIOHTTPDecoderLimitConfiguration) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            let pairedEncoder = try pipeline.handler(type: HTTPResponseEncoder.self)
+            let pairedDecoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let encoder = HTTPResponseEncoder(configuration: .init())
+            try pipeline.addHandler(encoder, position: .after(pairedEncoder))
+            pipeline.removeHandler(pairedEncoder, promise: nil)
+            return pipeline.removeHandler(pairedDecoder).assumeIsolated().flatMapThrowing {
+                let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits))
+                try pipeline.addHandler(decoder, position: .after(encoder))
+                let outlet = SocketOutlet()
+                try pipeline.addHandler(outlet, position: .first)
+                try pipeline.addHandler(CachedMediaHandler(server: server, idleTimeout: idleTimeout, outlet: outlet), position: .after(decoder))
+            }.nonisolated()
+        }.flatMap { $0 }
     }
 
     func handle(value: Value, logger: Logger) async {

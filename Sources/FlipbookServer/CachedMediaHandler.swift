@@ -13,9 +13,15 @@ import NIOHTTP1
 ///
 /// A request head is held until its end: an origin-form GET or HEAD without a body, on a keep-alive
 /// connection, that `FlipbookHTTPServer.cachedAnswer` can answer gets its response written here (head, one
-/// slice of the cached buffer, end), flushed when the read completes. Everything else (misses, other routes,
+/// slice of the cached buffer), flushed when the read completes. Everything else (misses, other routes,
 /// bodies, `Connection: close`, HTTP/1.0 without keep-alive) goes on to `FlipbookHTTPServer.handle`, which
 /// answers it the same way: both paths build the response with the same code.
+///
+/// A hit's head is serialised here (`ResponseHead`) and written with its body through `SocketOutlet`, past
+/// NIO's `HTTPResponseEncoder`, whose per-field writes were a fifth of a hit's instructions. The encoder is
+/// unpaired (`CachedMediaChannel`), so this handler keeps what the paired one kept: the method of every
+/// request it passes on, so that the answer to a HEAD (or CONNECT) request leaves without a body. Such an
+/// answer's head is serialised here too, with the encoder's framing rules, and its body parts are dropped.
 ///
 /// Responses leave in request order (HTTP/1.1 pipelining): while any request passed on is unanswered, later
 /// ones are passed on too. While the channel is not writable, requests are passed on as well, so a client
@@ -31,18 +37,25 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     let server: FlipbookHTTPServer
+    private let outlet: SocketOutlet
     /// A head this handler may answer, waiting for its end.
     private var held: HTTPRequestHead?
     /// Requests passed on whose response end has not been written yet.
     private var passedOn = 0
+    /// The methods of requests passed on whose final response head has not been written yet, oldest first.
+    private var awaiting = CircularBuffer<HTTPMethod>(initialCapacity: 4)
+    /// The response being written answers HEAD or CONNECT: its head has been written here, its body parts and
+    /// end are dropped.
+    private var bodiless = false
     /// A request or response said `Connection: close`: the async layer closes the connection after it.
     private var closing = false
     /// Answers written since the last flush.
     private var unflushed = false
     private var idle: IdleTimer
 
-    init(server: FlipbookHTTPServer, idleTimeout: TimeAmount) {
+    init(server: FlipbookHTTPServer, idleTimeout: TimeAmount, outlet: SocketOutlet) {
         self.server = server
+        self.outlet = outlet
         idle = IdleTimer(timeout: idleTimeout)
     }
 
@@ -85,9 +98,9 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 passOn(head, context: context)
                 return context.fireChannelRead(data)
             }
-            context.write(wrapOutboundOut(.head(answer.http1Head)), promise: nil)
-            if let body = answer.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-            context.write(wrapOutboundOut(.end(nil)), promise: nil)
+            outlet.write(.byteBuffer(ResponseHead.encode(status: answer.status, fields: answer.headers, allocator: context.channel.allocator)),
+                         promise: nil)
+            if let body = answer.body { outlet.write(.byteBuffer(body), promise: nil) }
             idle.requestFinished(context)
             unflushed = true
         }
@@ -119,21 +132,40 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        // Only the async layer's writes pass here; this handler's own go straight towards the socket.
+        // Only the async layer's writes pass here; this handler's own go through the outlet.
         switch unwrapOutboundIn(data) {
         case .head(let head):
             if !head.isKeepAlive { closing = true }
+            // A non-final 1xx head is followed by the final one, which answers the same request (as NIO's encoder).
+            let code = head.status.code
+            if !(100..<200).contains(code) || code == 101 {
+                let method = awaiting.popFirst()
+                bodiless = method == .HEAD || method == .CONNECT
+                if bodiless {
+                    let bytes = ResponseHead.encode(head, respondingToConnect: method == .CONNECT, allocator: context.channel.allocator)
+                    return outlet.write(.byteBuffer(bytes), promise: promise)
+                }
+            }
         case .body:
-            break
+            if bodiless {
+                promise?.succeed()
+                return
+            }
         case .end:
             passedOn = max(0, passedOn - 1)
             idle.requestFinished(context)
+            if bodiless {
+                bodiless = false
+                promise?.succeed()
+                return
+            }
         }
         context.write(data, promise: promise)
     }
 
     private func passOn(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         passedOn += 1
+        awaiting.append(head.method)
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }
