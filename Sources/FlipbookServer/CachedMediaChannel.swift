@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// Hummingbird's HTTP/1 child channel with `CachedMediaHandler` added right after NIO's request decoder,
 /// before the conversion to swift-http-types (`HTTP1Channel.Configuration.additionalChannelHandlers` go after
-/// it), and a `SocketOutlet` first, through which the handler writes what it serialises itself. `http1` is
+/// it); the handler writes what it serialises itself through the response encoder's context. `http1` is
 /// configured without an idle timeout: the handler keeps it, since the requests it answers never reach
 /// Hummingbird's `HTTPConnectionStateHandler`. Everything else, the responder loop included, is
 /// `HTTP1Channel`'s.
@@ -33,8 +33,8 @@ struct CachedMediaChannel: ServerChildChannel {
     }
 
     /// Replaces the paired encoder and decoder `configureHTTPServerPipeline` put in `channel`'s pipeline with
-    /// unpaired ones (the decoder with `decoderLimits`), adds `CachedMediaHandler` after the decoder and its
-    /// `SocketOutlet` first. Completes once the paired decoder has left: `ByteToMessageHandler` leaves on a
+    /// unpaired ones (the decoder with `decoderLimits`) and adds `CachedMediaHandler` after the decoder.
+    /// Completes once the paired decoder has left: `ByteToMessageHandler` leaves on a
     /// later turn of the event loop, and the new decoder must not be added before (it would be fed the old
     /// one's output). A channel set up in a server bootstrap is registered, and read, only after its setup
     /// completes.
@@ -50,9 +50,8 @@ struct CachedMediaChannel: ServerChildChannel {
             return pipeline.removeHandler(pairedDecoder).assumeIsolated().flatMapThrowing {
                 let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits))
                 try pipeline.addHandler(decoder, position: .after(encoder))
-                let outlet = SocketOutlet()
-                try pipeline.addHandler(outlet, position: .first)
-                try pipeline.addHandler(CachedMediaHandler(server: server, idleTimeout: idleTimeout, outlet: outlet), position: .after(decoder))
+                let socket = try pipeline.context(handler: encoder)
+                try pipeline.addHandler(CachedMediaHandler(server: server, idleTimeout: idleTimeout, socket: socket), position: .after(decoder))
             }.nonisolated()
         }.flatMap { $0 }
     }
