@@ -34,10 +34,9 @@ struct CachedMediaChannel: ServerChildChannel {
 
     /// Replaces the paired encoder and decoder `configureHTTPServerPipeline` put in `channel`'s pipeline with
     /// unpaired ones (the decoder with `decoderLimits`) and adds `CachedMediaHandler` after the decoder.
-    /// Completes once the paired decoder has left: `ByteToMessageHandler` leaves on a
-    /// later turn of the event loop, and the new decoder must not be added before (it would be fed the old
-    /// one's output). A channel set up in a server bootstrap is registered, and read, only after its setup
-    /// completes.
+    /// Completes once the paired decoder has left: a `ByteToMessageHandler` leaves on a later turn of the event
+    /// loop, and the new decoder must not be added before (it would be fed the old one's output). A channel set
+    /// up in a server bootstrap is registered, and read, only after its setup completes.
     static func install(in channel: any Channel, server: FlipbookHTTPServer, idleTimeout: TimeAmount,
                         decoderLimits: NIOHTTPDecoderLimitConfiguration) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
