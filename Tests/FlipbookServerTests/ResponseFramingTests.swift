@@ -1,5 +1,6 @@
 import Foundation
 @testable import FlipbookServer
+import FlipbookTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -11,8 +12,8 @@ import Testing
 /// layer, through NIO's own paired pipeline (`configureHTTPServerPipeline`, the reference) and through ours,
 /// each on an `EmbeddedChannel`, and compare the bytes on the wire. The server's routes never write a body
 /// for HEAD themselves (`FlipbookHTTPServer.handle` strips it), so only these tests reach that bookkeeping
-/// with one.
-@Suite struct ResponseFramingTests {
+/// with one. Off the cooperative pool: the bodies block on their channels' futures.
+@Suite(.offPool) struct ResponseFramingTests {
     /// One response as the async layer writes it.
     typealias Response = [HTTPServerResponsePart]
 
