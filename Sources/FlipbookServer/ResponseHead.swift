@@ -64,7 +64,9 @@ enum ResponseHead {
         return buffer
     }
 
-    /// Copies text into raw memory, bounds checked.
+    /// Copies text into raw memory, bounds checked: a twin of FlipbookCore's `UTF8Builder` for a `ByteBuffer`'s
+    /// memory. Built on `UTF8Builder` instead (made inlinable, writing into raw memory, reading strings in
+    /// place) a hit cost 50.2k instructions against 49.0k with this (callgrind, wrk ranges), so it stays.
     private struct Writer {
         let memory: UnsafeMutableRawBufferPointer
         var count = 0
