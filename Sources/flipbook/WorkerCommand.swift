@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FlipbookCodecs
 import FlipbookIngest
 import FlipbookWorker
 import Hummingbird
@@ -81,6 +82,13 @@ struct WorkerCommand: ParsableCommand {
         }
 
         Allocator.keepLargeBlocksMapped()
+        // libav now, not in the first video job: that job took 26 ms instead of 2, and a second thread that
+        // needed libav meanwhile waited for it. Stills need no libav, so a worker without it still runs.
+        do {
+            try LibAVLibraries.load()
+        } catch {
+            logger.warning("\(describe(error)); jobs that need libav will fail")
+        }
         var configuration = QueueWorker.Configuration()
         configuration.concurrency = concurrency ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         configuration.leaseSeconds = Self.seconds(lease)!
