@@ -11,6 +11,8 @@ public final class WorkerMetrics: Sendable {
     private let retries: CoreMetrics.Counter
     private let renewals: CoreMetrics.Counter
     private let expired: CoreMetrics.Counter
+    private let claimsWithJobs: CoreMetrics.Counter
+    private let claimsEmpty: CoreMetrics.Counter
     private let duration: CoreMetrics.Timer
     private let running: CoreMetrics.Gauge
     private let stateGauges: [String: CoreMetrics.Gauge]
@@ -25,6 +27,9 @@ public final class WorkerMetrics: Sendable {
         retries = CoreMetrics.Counter(label: "flipbook_worker_retries_total", factory: factory)
         renewals = CoreMetrics.Counter(label: "flipbook_worker_lease_renewals_total", factory: factory)
         expired = CoreMetrics.Counter(label: "flipbook_worker_leases_expired_total", factory: factory)
+        // Claims that found nothing are the cost of an idle or drained queue: one per poll or NOTIFY, not one per job.
+        claimsWithJobs = CoreMetrics.Counter(label: "flipbook_worker_claims_total", dimensions: [("found", "jobs")], factory: factory)
+        claimsEmpty = CoreMetrics.Counter(label: "flipbook_worker_claims_total", dimensions: [("found", "none")], factory: factory)
         duration = CoreMetrics.Timer(label: "flipbook_worker_job_duration_seconds", factory: factory)
         running = CoreMetrics.Gauge(label: "flipbook_worker_running", factory: factory)
         var gauges: [String: CoreMetrics.Gauge] = [:]
@@ -32,7 +37,7 @@ public final class WorkerMetrics: Sendable {
             gauges[state] = CoreMetrics.Gauge(label: "flipbook_queue_jobs", dimensions: [("state", state)], factory: factory)
         }
         stateGauges = gauges
-        for counter in [done, failed, retries, renewals, expired] { counter.increment(by: 0) }
+        for counter in [done, failed, retries, renewals, expired, claimsWithJobs, claimsEmpty] { counter.increment(by: 0) }
     }
 
     func finished(state: String, seconds: Double) {
@@ -44,6 +49,7 @@ public final class WorkerMetrics: Sendable {
         duration.recordNanoseconds(Int64(seconds * 1e9))
     }
 
+    func claimed(_ count: Int) { (count > 0 ? claimsWithJobs : claimsEmpty).increment() }
     func renewed(_ count: Int) { renewals.increment(by: Int64(count)) }
     func reaped(_ count: Int) { expired.increment(by: Int64(count)) }
     func running(_ count: Int) { running.record(count) }

@@ -55,4 +55,6 @@ final class WorkerQueueTests: XCTestCase {
     func testRecipesThroughTheQueueMatchLocalIngest() throws { try scenario("recipes") }
     /// Short jobs are claimed and recorded a batch at a time; a batch of slow ones is shared with an idle worker.
     func testShortJobsShareStatementsAndSlowOnesAreShared() throws { try scenario("batching") }
+
+    func testMetricsAgreeWithTheTableAndADrainedQueueIsNotPolledPerJob() throws { try scenario("metrics") }
 }
