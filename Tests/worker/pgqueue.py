@@ -17,7 +17,9 @@ PG_BIN = "/usr/lib/postgresql/15/bin"
 
 
 class Postgres:
-    def __init__(self):
+    def __init__(self, settings=()):
+        """`settings`: extra server settings, e.g. ("track_commit_timestamp=on",)."""
+        self.settings = tuple(settings)
         self.dir = tempfile.mkdtemp(prefix="flipbook-pg-")
         self.data = os.path.join(self.dir, "data")
         self.log = os.path.join(self.dir, "server.log")
@@ -36,6 +38,7 @@ class Postgres:
 
     def start(self):
         options = f"-k {self.dir} -c listen_addresses='' -c fsync=off -c max_connections=200"
+        options += "".join(f" -c {setting}" for setting in self.settings)
         self._run(["pg_ctl", "-D", self.data, "-o", options, "-l", self.log, "-w", "-t", "120", "start"])
 
     def stop(self, mode="fast"):
