@@ -57,11 +57,16 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers written since the last flush.
     private var unflushed = false
     private var idle: IdleTimer
+    /// Completed when the client's side of the connection ends: its EOF (the server allows half-closure, so
+    /// the channel stays open and only this says so) or the channel's close. A cold request's wait for its job
+    /// is cancelled by it (`DisconnectCancellation`).
+    let inputClosed: EventLoopPromise<Void>
 
     init(server: FlipbookHTTPServer, idleTimeout: TimeAmount, socket: ChannelHandlerContext) {
         self.server = server
         self.socket = socket
         idle = IdleTimer(timeout: idleTimeout)
+        inputClosed = socket.eventLoop.makePromise()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -76,6 +81,12 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         socket = nil
         idle.stop()
+        inputClosed.succeed()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent { inputClosed.succeed() }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -133,6 +144,7 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         held = nil
         idle.stop()
+        inputClosed.succeed()
         context.fireChannelInactive()
     }
 

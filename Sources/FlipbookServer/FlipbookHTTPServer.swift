@@ -97,8 +97,8 @@ public final class FlipbookHTTPServer: Sendable {
         // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
         http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         let group = EventLoopGroupProvider.singleton.eventLoopGroup
-        let responder: HTTPChannelHandler.Responder = { [self] request, writer, _ in
-            var response = await handle(request)
+        let responder: HTTPChannelHandler.Responder = { [self] request, writer, channel in
+            var response = await handle(request, connection: channel)
             response.headers[.date] = date.now()
             try await writer.write(response: response.head, body: response.body)
         }
@@ -133,14 +133,15 @@ public final class FlipbookHTTPServer: Sendable {
         var bodyBytes = 0
     }
 
-    func handle(_ request: Request) async -> Response {
+    /// The response to `request`; a cold derivative's wait is cancelled when the client leaves `connection`.
+    func handle(_ request: Request, connection: (any Channel)? = nil) async -> Response {
         let started = monotonicNanoseconds()
         let total = inFlight.add(1, ordering: .relaxed).newValue
         metrics.inFlight(1, total: total)
         let target = request.head.path ?? "/"
         var answer: Answer
         do {
-            answer = try await route(request, target: target)
+            answer = try await route(request, target: target, connection: connection)
         } catch let error as RequestTarget.RouteError {
             answer = Answer(response: Self.error(error.status, error.code, error.message), route: "error")
         } catch {
@@ -189,7 +190,7 @@ public final class FlipbookHTTPServer: Sendable {
         logger.info("\(method) \(Self.printable(target)) \(status.code) \(bodyBytes) B \(String(format3(seconds * 1000))) ms cache=\(cache)")
     }
 
-    private func route(_ request: Request, target: String) async throws -> Answer {
+    private func route(_ request: Request, target: String, connection: (any Channel)?) async throws -> Answer {
         let isHEAD = request.method == .head
         guard request.method == .get || isHEAD else {
             var response = Self.error(405, "method-not-allowed", "only GET and HEAD are served")
@@ -216,29 +217,24 @@ public final class FlipbookHTTPServer: Sendable {
         }
         let wanted = try derivativeRequest(parsed, target: target)
         let derivative: Derivative
-        var closesConnection = false
         if let hit = try service.cachedDerivative(wanted) {
             derivative = hit
-        } else if configuration.cancelOnDisconnect {
-            // A client that goes away cancels its wait; the job stops if nobody else waits for it.
-            // Hummingbird closes the connection after a request watched this way, so the response says so.
-            closesConnection = true
+        } else if configuration.cancelOnDisconnect, let connection {
+            // A client that goes away cancels its wait; the job stops if nobody else waits for it. The
+            // connection stays open for the next request otherwise (`DisconnectCancellation`).
+            let clientLeft = connection.pipeline.handler(type: CachedMediaHandler.self).flatMap { $0.inputClosed.futureResult }
             do {
-                derivative = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await self.service.derivative(wanted)
+                derivative = try await DisconnectCancellation.run(until: clientLeft) { [service] in
+                    try await service.derivative(wanted)
                 }
             } catch {
-                var response = respond(to: error)
-                response.headers[.connection] = "close"
-                return Answer(response: response, route: parsed.route)
+                return Answer(response: respond(to: error), route: parsed.route)
             }
         } else {
             derivative = try await service.derivative(wanted)
         }
         let (answer, bytes) = media(derivative, request: ConditionalHeaders(request.headers))
-        var response = answer.response
-        if closesConnection { response.headers[.connection] = "close" }
-        return Answer(response: response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
+        return Answer(response: answer.response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
     }
 
     private static func text(_ text: String, type: String) -> Response {
