@@ -57,16 +57,36 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers written since the last flush.
     private var unflushed = false
     private var idle: IdleTimer
-    /// Completed when the client's side of the connection ends: its EOF (the server allows half-closure, so
-    /// the channel stays open and only this says so) or the channel's close. A cold request's wait for its job
-    /// is cancelled by it (`DisconnectCancellation`).
-    let inputClosed: EventLoopPromise<Void>
+    /// The client's side of the connection has ended: its EOF (the server allows half-closure, so the channel
+    /// stays open and only the `inputClosed` event says so) or the channel's close.
+    private var clientGone = false
+    /// What the cold request being answered now waits on (`clientLeft`), succeeded when the client leaves.
+    private var leaving: EventLoopPromise<Void>?
 
     init(server: FlipbookHTTPServer, idleTimeout: TimeAmount, socket: ChannelHandlerContext) {
         self.server = server
         self.socket = socket
         idle = IdleTimer(timeout: idleTimeout)
-        inputClosed = socket.eventLoop.makePromise()
+    }
+
+    /// A future that succeeds when the client leaves; a cold request's wait for its job is cancelled by it
+    /// (`DisconnectCancellation`). On the event loop. HTTP/1 answers one request at a time, so a new call fails
+    /// the previous request's future, and a long keep-alive connection holds one, not one per cold request.
+    func clientLeft(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        leaving?.fail(Superseded())
+        leaving = nil
+        if clientGone { return eventLoop.makeSucceededVoidFuture() }
+        let promise = eventLoop.makePromise(of: Void.self)
+        leaving = promise
+        return promise.futureResult
+    }
+
+    private struct Superseded: Error {}
+
+    private func markClientGone() {
+        clientGone = true
+        leaving?.succeed()
+        leaving = nil
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -81,11 +101,11 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         socket = nil
         idle.stop()
-        inputClosed.succeed()
+        markClientGone()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .inputClosed = event as? ChannelEvent { inputClosed.succeed() }
+        if case .inputClosed = event as? ChannelEvent { markClientGone() }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -144,7 +164,7 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         held = nil
         idle.stop()
-        inputClosed.succeed()
+        markClientGone()
         context.fireChannelInactive()
     }
 

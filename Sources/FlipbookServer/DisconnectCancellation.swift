@@ -6,15 +6,15 @@ import Synchronization
 /// Hummingbird's `consumeWithCancellationOnInboundClose` finds out that a client left by reading the
 /// connection's inbound stream itself, and so closes the connection after every response it watched: each
 /// cold request (a derivative not cached yet) cost its client, or the nginx or CDN in front, a new
-/// connection, where nginx and imgproxy keep it. Here `CachedMediaHandler.inputClosed` is the signal: the
+/// connection, where nginx and imgproxy keep it. Here `CachedMediaHandler.clientLeft` is the signal: the
 /// client's EOF (the server allows half-closure, as Hummingbird sets it, so NIO reports the EOF as an event
 /// and keeps the channel open; the channel's own `closeFuture` never fired in the test) or the channel's
 /// close. Nothing reads the connection for it, and it stays open for the next request. As with nginx's
 /// default (`proxy_ignore_client_abort off`), a client that half-closes after its request counts as gone.
 enum DisconnectCancellation {
     /// Runs `operation` and returns its value; throws `CancellationError` (and cancels `operation`) as soon as
-    /// `closed` succeeds first (a failed `closed`, such as a lookup that found no handler, cancels nothing). It
-    /// may succeed long after the request, when the connection ends: only a small `Watch` waits on it.
+    /// `closed` succeeds first. A failed `closed` cancels nothing: a lookup that found no handler, or the
+    /// previous request's future, which `CachedMediaHandler.clientLeft` fails when the next one asks.
     static func run<T: Sendable>(until closed: EventLoopFuture<Void>,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let watch = Watch()

@@ -222,7 +222,8 @@ public final class FlipbookHTTPServer: Sendable {
         } else if configuration.cancelOnDisconnect, let connection {
             // A client that goes away cancels its wait; the job stops if nobody else waits for it. The
             // connection stays open for the next request otherwise (`DisconnectCancellation`).
-            let clientLeft = connection.pipeline.handler(type: CachedMediaHandler.self).flatMap { $0.inputClosed.futureResult }
+            let loop = connection.eventLoop
+            let clientLeft = connection.pipeline.handler(type: CachedMediaHandler.self).flatMap { $0.clientLeft(on: loop) }
             do {
                 derivative = try await DisconnectCancellation.run(until: clientLeft) { [service] in
                     try await service.derivative(wanted)
