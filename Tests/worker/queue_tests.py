@@ -394,8 +394,11 @@ def scenario_metrics(run):
     """/health and Prometheus /metrics on --metrics-port, read with a plain HTTP client, agree with the table:
     jobs by outcome, the duration histogram's count, the queue gauges, nothing left running. And a worker whose
     queue runs dry stops claiming until a NOTIFY or its poll says there may be more: with the poll out of the
-    way (--poll 60s), 1,000 `probe` jobs of the mixed media end with at most a few claims that found nothing
-    (without the `drained` rule in QueueWorker, 11-17 here: each of the last jobs to finish woke the loop for one)."""
+    way (--poll 60s), 1,000 `probe` jobs of the mixed media end with at most a few claims that found nothing:
+    the LISTEN connection's first wake, and at the end one claim after a full one and one woken by a job that
+    finished meanwhile. Without the `drained` rule in QueueWorker there were 11-17 here (how many depends on
+    timing: each of the last jobs to finish woke the loop for one). The counters move when the worker hears
+    back from its UPDATE, after the commit the table shows, so they are polled until they agree."""
     media = make_media(run.root)
     with open(os.path.join(run.root, "unknown.bin"), "wb") as f:
         f.write(b"this is not media at all\n" * 40)
@@ -413,19 +416,30 @@ def scenario_metrics(run):
     check(port is not None, "the worker never printed its metrics address")
     status, body = scrape(port, "/health")
     check(status == 200 and body == "ok\n", f"/health: {status} {body!r}")
-    before = samples(scrape(port, "/metrics")[1])
+    # The baseline once the loop's first claim (of an empty queue, at start) is counted.
+    deadline = time.monotonic() + 120
+    while True:
+        before = samples(scrape(port, "/metrics")[1])
+        if before['flipbook_worker_claims_total{found="none"}'] >= 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     run.enqueue([media[i % len(media)] for i in range(1000)] + ["unknown.bin"])
     run.wait_all_finished()
-    after = samples(scrape(port, "/metrics")[1])
-    done, failed = after['flipbook_worker_jobs_total{outcome="done"}'], after['flipbook_worker_jobs_total{outcome="failed"}']
-    check((done, failed) == (1000, 1), f"jobs_total: {done} done, {failed} failed; the table says 1000 and 1")
-    durations = after.get("flipbook_worker_job_duration_seconds_count")
+    deadline = time.monotonic() + 120
+    while True:
+        after = samples(scrape(port, "/metrics")[1])
+        outcomes = (after['flipbook_worker_jobs_total{outcome="done"}'], after['flipbook_worker_jobs_total{outcome="failed"}'])
+        durations = after.get("flipbook_worker_job_duration_seconds_count")
+        if (outcomes == (1000, 1) and durations == 1001 and after.get("flipbook_worker_running") == 0) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    check(outcomes == (1000, 1), f"jobs_total: {outcomes[0]} done, {outcomes[1]} failed; the table says 1000 and 1")
     check(durations == 1001, f"the duration histogram counted {durations} jobs, not 1001")
+    check(after.get("flipbook_worker_running") == 0, f"running gauge {after.get('flipbook_worker_running')} after the last job")
     empty = after['flipbook_worker_claims_total{found="none"}'] - before['flipbook_worker_claims_total{found="none"}']
     found = after['flipbook_worker_claims_total{found="jobs"}']
     print(f"1,001 jobs: {found:.0f} claims found jobs, {empty:.0f} found none")
-    check(found >= 1 and empty <= 3, f"{empty:.0f} claims found nothing while 1,001 jobs ran and ended")
-    check(after.get("flipbook_worker_running") == 0, f"running gauge {after.get('flipbook_worker_running')} after the last job")
+    check(found >= 1 and empty <= 5, f"{empty:.0f} claims found nothing while 1,001 jobs ran and ended")
     # The queue gauges follow the heartbeat (a third of the 3 s lease).
     want = {"available": 0, "running": 0, "done": 1000, "failed": 1}
     deadline = time.monotonic() + 120
