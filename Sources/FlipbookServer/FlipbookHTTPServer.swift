@@ -223,7 +223,9 @@ public final class FlipbookHTTPServer: Sendable {
             // A client that goes away cancels its wait; the job stops if nobody else waits for it. The
             // connection stays open for the next request otherwise (`DisconnectCancellation`).
             let loop = connection.eventLoop
+            // No handler means the channel has closed (its handlers are gone): then its closeFuture says so.
             let clientLeft = connection.pipeline.handler(type: CachedMediaHandler.self).flatMap { $0.clientLeft(on: loop) }
+                .flatMapError { _ in connection.closeFuture }
             do {
                 derivative = try await DisconnectCancellation.run(until: clientLeft) { [service] in
                     try await service.derivative(wanted)

@@ -118,6 +118,11 @@ struct JobQueue: Sendable {
             """).count
     }
 
+    /// Wakes idle workers (and those that found the queue drained): jobs became available without an INSERT.
+    func announceAvailable() async throws {
+        _ = try await rows("SELECT pg_notify('flipbook_jobs', '')")
+    }
+
     /// Row counts by state (for the metrics).
     func countsByState() async throws -> [String: Int] {
         var counts: [String: Int] = [:]
