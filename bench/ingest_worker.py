@@ -109,41 +109,43 @@ def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency, sam
         listener = pg.connect(autocommit=True)
         listener.execute("LISTEN flipbook_done")
     workers = Workers(BINARY, pg, root, out, logdir)
-    procs = [workers.start("--concurrency", str(concurrency)) for _ in range(processes)]
-    time.sleep(0.5)  # let them connect and LISTEN: the clock starts at the commit
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, %s)", [(s, recipe) for s in sources])
-    (xid,) = conn.execute("SELECT txid_current()").fetchone()
-    cpu_before = (sum(cpu_seconds(p.pid) for p in procs), postgres_cpu(pg))
-    conn.commit()  # no worker sees a job before the commit: the INSERTs are the app's cost, not the queue's
-    samples, next_mark, finished = [], sample_every, 0
-    pending_sql = ("SELECT (SELECT count(*) FROM flipbook.jobs WHERE state = 'available') "
-                   "+ (SELECT count(*) FROM flipbook.jobs WHERE state = 'running')")
-    deadline = time.monotonic() + 3600
-    while time.monotonic() < deadline:
-        if listener:
-            for _ in listener.notifies(timeout=1.0, stop_after=max(1, len(sources) - finished)):
-                finished += 1
-                while finished >= next_mark:
-                    samples.append((next_mark, [round(proc_kb(p.pid, "VmRSS") / 1024) for p in procs]))
-                    next_mark += sample_every
-        else:
-            time.sleep(0.02)
-        pending = conn.execute(pending_sql).fetchone()[0]
+    try:  # a failed run still stops its workers (they would retry a destroyed server for ever)
+        procs = [workers.start("--concurrency", str(concurrency)) for _ in range(processes)]
+        time.sleep(0.5)  # let them connect and LISTEN: the clock starts at the commit
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, %s)", [(s, recipe) for s in sources])
+        (xid,) = conn.execute("SELECT txid_current()").fetchone()
+        cpu_before = (sum(cpu_seconds(p.pid) for p in procs), postgres_cpu(pg))
+        conn.commit()  # no worker sees a job before the commit: the INSERTs are the app's cost, not the queue's
+        samples, next_mark, finished = [], sample_every, 0
+        pending_sql = ("SELECT (SELECT count(*) FROM flipbook.jobs WHERE state = 'available') "
+                       "+ (SELECT count(*) FROM flipbook.jobs WHERE state = 'running')")
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline:
+            if listener:
+                for _ in listener.notifies(timeout=1.0, stop_after=max(1, len(sources) - finished)):
+                    finished += 1
+                    while finished >= next_mark:
+                        samples.append((next_mark, [round(proc_kb(p.pid, "VmRSS") / 1024) for p in procs]))
+                        next_mark += sample_every
+            else:
+                time.sleep(0.02)
+            pending = conn.execute(pending_sql).fetchone()[0]
+            conn.commit()
+            if pending == 0:
+                break
+        cpu = (sum(cpu_seconds(p.pid) for p in procs) - cpu_before[0], postgres_cpu(pg) - cpu_before[1])
+        (seconds,) = conn.execute(
+            "SELECT extract(epoch FROM max(pg_xact_commit_timestamp(xmin)) - pg_xact_commit_timestamp((%s %% 4294967296)::text::xid)) "
+            "FROM flipbook.jobs WHERE recipe <> 'history' AND state IN ('done', 'failed')", (xid,)).fetchone()
         conn.commit()
-        if pending == 0:
-            break
-    cpu = (sum(cpu_seconds(p.pid) for p in procs) - cpu_before[0], postgres_cpu(pg) - cpu_before[1])
-    (seconds,) = conn.execute(
-        "SELECT extract(epoch FROM max(pg_xact_commit_timestamp(xmin)) - pg_xact_commit_timestamp((%s %% 4294967296)::text::xid)) "
-        "FROM flipbook.jobs WHERE recipe <> 'history' AND state IN ('done', 'failed')", (xid,)).fetchone()
-    conn.commit()
-    seconds = float(seconds)
-    rss = max(proc_kb(p.pid, "VmHWM") for p in procs) / 1024
-    counts = states(conn, "recipe <> 'history'")
-    workers.stop_all()
-    if listener:
-        listener.close()
+        seconds = float(seconds)
+        rss = max(proc_kb(p.pid, "VmHWM") for p in procs) / 1024
+        counts = states(conn, "recipe <> 'history'")
+    finally:
+        workers.stop_all()
+        if listener:
+            listener.close()
     conn.close()
     if counts.get("done", 0) != len(sources):
         print(f"  jobs did not all end done: {counts}")
