@@ -202,10 +202,11 @@ public final class QueueWorker: Sendable {
 
     /// On the job's pool thread, as it ends. Its thread takes the next waiting job at once; the loop may
     /// claim more while this one's outcome is written (it is woken only if it claims at this level and the
-    /// queue was not found empty since the last news of it: waking it for nothing costs more than a `probe` job). Timed on its thread: a held job's wait is not its
-    /// duration. If this job was slow enough to shrink the hold limits and the held jobs that no thread has
-    /// started would now wait over `longWait`, those beyond the limits go back to the queue at once, for
-    /// idle workers to take: a worker that had learnt its jobs were short never sits on a batch of long ones.
+    /// queue was not found drained since the last news of it: waking it for nothing costs more than a
+    /// `probe` job). Timed on its thread: a held job's wait is not its duration. If this job was slow enough
+    /// to shrink the hold limits and the held jobs that no thread has started would now wait over `longWait`,
+    /// those beyond the limits go back to the queue at once, for idle workers to take: a worker that had
+    /// learnt its jobs were short never sits on a batch of long ones.
     /// Its result may wait for others (`HoldLimits.linger`) only while other held jobs will finish soon.
     private func ran(_ job: Job, _ outcome: JobOutcome, seconds: Double) {
         let (wake, linger, surplus) = state.withLock { s -> (Bool, Double, [Job]) in

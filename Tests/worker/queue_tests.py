@@ -390,6 +390,26 @@ def samples(text):
     return values
 
 
+def poll(read, ok, ceiling=120, pause=0.05):
+    """Calls `read` until `ok` holds for what it returned (or `ceiling` seconds pass); returns the last value.
+    The ceiling is generous and only there so a broken run ends; the caller checks the value."""
+    deadline = time.monotonic() + ceiling
+    while True:
+        value = read()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(pause)
+
+
+def metrics_address(log):
+    """The port `flipbook worker --metrics-port 0` printed to its log, or None."""
+    with open(log) as f:
+        for line in f:
+            if "metrics on http://" in line:
+                return int(line.rsplit(":", 1)[1].split("/")[0])
+    return None
+
+
 def scenario_metrics(run):
     """/health and Prometheus /metrics on --metrics-port, read with a plain HTTP client, agree with the table:
     jobs by outcome, the duration histogram's count, the queue gauges, nothing left running. And a worker whose
@@ -404,35 +424,19 @@ def scenario_metrics(run):
         f.write(b"this is not media at all\n" * 40)
     run.workers.start("--concurrency", "2", "--metrics-port", "0", "--lease", "3s", "--poll", "60s")
     log = os.path.join(run.workers.logdir, "worker-0.log")
-    port = None
-    deadline = time.monotonic() + 120
-    while port is None and time.monotonic() < deadline:
-        with open(log) as f:
-            for line in f:
-                if "metrics on http://" in line:
-                    port = int(line.rsplit(":", 1)[1].split("/")[0])
-        if port is None:
-            time.sleep(0.1)
+    port = poll(lambda: metrics_address(log), lambda port: port is not None, pause=0.1)
     check(port is not None, "the worker never printed its metrics address")
+    metrics = lambda: samples(scrape(port, "/metrics")[1])
     status, body = scrape(port, "/health")
     check(status == 200 and body == "ok\n", f"/health: {status} {body!r}")
     # The baseline once the loop's first claim (of an empty queue, at start) is counted.
-    deadline = time.monotonic() + 120
-    while True:
-        before = samples(scrape(port, "/metrics")[1])
-        if before['flipbook_worker_claims_total{found="none"}'] >= 1 or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    before = poll(metrics, lambda m: m['flipbook_worker_claims_total{found="none"}'] >= 1)
     run.enqueue([media[i % len(media)] for i in range(1000)] + ["unknown.bin"])
     run.wait_all_finished()
-    deadline = time.monotonic() + 120
-    while True:
-        after = samples(scrape(port, "/metrics")[1])
-        outcomes = (after['flipbook_worker_jobs_total{outcome="done"}'], after['flipbook_worker_jobs_total{outcome="failed"}'])
-        durations = after.get("flipbook_worker_job_duration_seconds_count")
-        if (outcomes == (1000, 1) and durations == 1001 and after.get("flipbook_worker_running") == 0) or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    outcomes_of = lambda m: (m['flipbook_worker_jobs_total{outcome="done"}'], m['flipbook_worker_jobs_total{outcome="failed"}'])
+    after = poll(metrics, lambda m: outcomes_of(m) == (1000, 1) and m.get("flipbook_worker_job_duration_seconds_count") == 1001
+                 and m.get("flipbook_worker_running") == 0)
+    outcomes, durations = outcomes_of(after), after.get("flipbook_worker_job_duration_seconds_count")
     check(outcomes == (1000, 1), f"jobs_total: {outcomes[0]} done, {outcomes[1]} failed; the table says 1000 and 1")
     check(durations == 1001, f"the duration histogram counted {durations} jobs, not 1001")
     check(after.get("flipbook_worker_running") == 0, f"running gauge {after.get('flipbook_worker_running')} after the last job")
@@ -442,13 +446,8 @@ def scenario_metrics(run):
     check(found >= 1 and empty <= 5, f"{empty:.0f} claims found nothing while 1,001 jobs ran and ended")
     # The queue gauges follow the heartbeat (a third of the 3 s lease).
     want = {"available": 0, "running": 0, "done": 1000, "failed": 1}
-    deadline = time.monotonic() + 120
-    while True:
-        gauges = samples(scrape(port, "/metrics")[1])
-        seen = {state: gauges.get(f'flipbook_queue_jobs{{state="{state}"}}') for state in want}
-        if seen == want or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    gauges_of = lambda m: {state: m.get(f'flipbook_queue_jobs{{state="{state}"}}') for state in want}
+    seen = poll(lambda: gauges_of(metrics()), lambda seen: seen == want, pause=0.2)
     check(seen == want, f"queue gauges {seen}, the table says {want}")
 
 
