@@ -36,14 +36,16 @@ package enum BoxShrink {
                         }
                     }
                     let row = dst.baseAddress! + oy * outW * c
+                    let whole = RoundedDivider(k * rows)
                     for ox in 0..<outW {
-                        let n = UInt32(min(k, w - ox * k) * rows), o = ox * c
+                        let cols = min(k, w - ox * k), o = ox * c
+                        let mean = cols == k ? whole : RoundedDivider(cols * rows)
                         if c == 3 {
-                            for i in 0..<3 { row[o + i] = UInt8((acc[o + i] + n / 2) / n) }
+                            for i in 0..<3 { row[o + i] = UInt8(truncatingIfNeeded: mean.divide(acc[o + i])) }
                         } else {
                             let a = acc[o + 3]
                             for i in 0..<3 { row[o + i] = a == 0 ? 0 : UInt8(min(255, (acc[o + i] + a / 2) / a)) }
-                            row[o + 3] = UInt8((a + n / 2) / n)
+                            row[o + 3] = UInt8(truncatingIfNeeded: mean.divide(a))
                         }
                     }
                 }

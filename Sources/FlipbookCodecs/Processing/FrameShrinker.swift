@@ -55,27 +55,48 @@ package enum FrameShrinker {
 
     /// Each output sample is the rounded mean of its factor x factor block (fewer at the right and bottom
     /// edges; a block past the edge, from rounding the chroma size up, repeats the last one).
-    private static func boxAverage<Sample: FixedWidthInteger & UnsignedInteger>(
-        _ src: UnsafeMutablePointer<Sample>, _ dst: UnsafeMutablePointer<Sample>, _ g: PlaneGeometry
+    private static func boxAverage(_ src: UnsafeMutablePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ g: PlaneGeometry) {
+        // 8-bit samples sum in 16 bits (at most 128 rows x 255), twice the lanes of a 32-bit sum.
+        boxAverage(src, dst, g, sum: UInt16.self)
+    }
+
+    private static func boxAverage(_ src: UnsafeMutablePointer<UInt16>, _ dst: UnsafeMutablePointer<UInt16>, _ g: PlaneGeometry) {
+        boxAverage(src, dst, g, sum: UInt32.self)
+    }
+
+    /// Two passes per output row: `k` input rows summed into one row of column sums (vectorised), then
+    /// each run of `k` column sums added up and divided by a `RoundedDivider`.
+    @inline(__always)
+    private static func boxAverage<Sample: FixedWidthInteger & UnsignedInteger, Sum: FixedWidthInteger & UnsignedInteger>(
+        _ src: UnsafeMutablePointer<Sample>, _ dst: UnsafeMutablePointer<Sample>, _ g: PlaneGeometry, sum: Sum.Type
     ) {
-        let k = g.factor
+        let k = g.factor, width = g.inWidth
         let inStride = g.inStride / MemoryLayout<Sample>.stride, outStride = g.outStride / MemoryLayout<Sample>.stride
-        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: g.inWidth)
+        let sums = UnsafeMutablePointer<Sum>.allocate(capacity: width)
         defer { sums.deallocate() }
+        let wholeBlocks = min(width / k, g.outWidth)
         for oy in 0..<g.outHeight {
-            let y0 = min(oy * k, g.inHeight - 1), y1 = min(y0 + k, g.inHeight)
-            sums.initialize(repeating: 0, count: g.inWidth)
-            for y in y0..<y1 {
+            let y0 = min(oy * k, g.inHeight - 1), y1 = min(y0 + k, g.inHeight), rows = y1 - y0
+            let first = src + y0 * inStride
+            for x in 0..<width { sums[x] = Sum(truncatingIfNeeded: first[x]) }
+            for y in (y0 + 1)..<y1 {
                 let row = src + y * inStride
-                for x in 0..<g.inWidth { sums[x] &+= UInt32(truncatingIfNeeded: row[x]) }
+                for x in 0..<width { sums[x] &+= Sum(truncatingIfNeeded: row[x]) }
             }
             let out = dst + oy * outStride
-            for ox in 0..<g.outWidth {
-                let x0 = min(ox * k, g.inWidth - 1), x1 = min(x0 + k, g.inWidth)
+            let whole = RoundedDivider(k * rows)
+            var x = 0
+            for ox in 0..<wholeBlocks {
                 var total: UInt32 = 0
-                for x in x0..<x1 { total &+= sums[x] }
-                let n = UInt32((x1 - x0) * (y1 - y0))
-                out[ox] = Sample(truncatingIfNeeded: (total + n / 2) / n)
+                for i in 0..<k { total &+= UInt32(truncatingIfNeeded: sums[x &+ i]) }
+                out[ox] = Sample(truncatingIfNeeded: whole.divide(total))
+                x &+= k
+            }
+            for ox in wholeBlocks..<g.outWidth {
+                let x0 = min(ox * k, width - 1), x1 = min(x0 + k, width)
+                var total: UInt32 = 0
+                for x in x0..<x1 { total &+= UInt32(truncatingIfNeeded: sums[x]) }
+                out[ox] = Sample(truncatingIfNeeded: RoundedDivider((x1 - x0) * rows).divide(total))
             }
         }
     }
