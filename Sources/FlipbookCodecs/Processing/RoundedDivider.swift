@@ -1,6 +1,7 @@
 /// `(t + n / 2) / n`, rounded to nearest, for a divisor `n` shared by many numerators: one 64 x 64-bit
 /// multiply instead of a `div`. A box shrink divides once per output sample, and the `div` (20-40 cycles)
-/// was most of its time: 1.2 ms of a 1080p poster's 2.4 ms shrink.
+/// was most of its time (`perf annotate`); with this and 16-bit row sums, the shrink of a 1080p poster went
+/// from 34.0M to 14.5M instructions (callgrind).
 ///
 /// Exact for `n` in 1...65536 and `t` below 2^32: the multiplier is ceil(2^63 / n), so the product
 /// overshoots `(t + n / 2) / n` by less than 2^-30, while a quotient that is not whole falls at least
