@@ -104,23 +104,22 @@ struct JobQueue: Sendable {
     }
 
     /// Jobs whose lease ran out (their worker vanished) go back to `available`, their attempt counted, or end
-    /// `failed` if that was the last one. Any worker may run this; returns how many it reaped.
+    /// `failed` if that was the last one. Any worker may run this; returns how many it reaped. Like
+    /// `giveBack`, it wakes idle workers (and those that found the queue drained) in the same statement, at
+    /// its commit: PostgreSQL delivers the identical NOTIFYs of one transaction once.
     func reapExpired() async throws -> Int {
         return try await rows("""
-            UPDATE flipbook.jobs
-            SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'available' END,
-                finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
-                error = jsonb_build_object('code', 'lease-expired', 'attempt', attempts,
-                    'message', 'the worker running it (' || coalesce(worker, '?') || ') stopped renewing its lease'),
-                lease_until = NULL
-            WHERE state = 'running' AND lease_until < now()
-            RETURNING id
+            WITH reaped AS (
+                UPDATE flipbook.jobs
+                SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'available' END,
+                    finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+                    error = jsonb_build_object('code', 'lease-expired', 'attempt', attempts,
+                        'message', 'the worker running it (' || coalesce(worker, '?') || ') stopped renewing its lease'),
+                    lease_until = NULL
+                WHERE state = 'running' AND lease_until < now()
+                RETURNING id)
+            SELECT id, pg_notify('flipbook_jobs', '') FROM reaped
             """).count
-    }
-
-    /// Wakes idle workers (and those that found the queue drained): jobs became available without an INSERT.
-    func announceAvailable() async throws {
-        _ = try await rows("SELECT pg_notify('flipbook_jobs', '')")
     }
 
     /// Row counts by state (for the metrics).

@@ -349,8 +349,6 @@ public final class QueueWorker: Sendable {
                     metrics.reaped(reaped)
                     logger.info("\(reaped) job(s) whose lease expired went back to the queue")
                     queueChanged()
-                    // Other workers' claim loops may be waiting for news too (a drained queue).
-                    try await queue.announceAvailable()
                 }
                 metrics.states(try await queue.countsByState())
             } catch {
