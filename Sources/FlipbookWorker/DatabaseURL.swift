@@ -5,7 +5,8 @@ import PostgresNIO
 ///
 /// `postgres://user:password@host:port/database`, or a unix socket as libpq spells it:
 /// `postgres://user@/database?host=/run/postgresql` (the socket file is `<host>/.s.PGSQL.<port>`).
-/// `?sslmode=disable|prefer|require` chooses TLS over TCP (default prefer).
+/// `?sslmode=disable|prefer|require` chooses TLS over TCP (default prefer). `?application_name=` names the
+/// connections in `pg_stat_activity` as libpq's does; a worker's are `flipbook-worker` unless it says otherwise.
 public enum DatabaseURL {
     public static func configuration(_ text: String) throws -> PostgresClient.Configuration {
         guard let parts = URLComponents(string: text), let scheme = parts.scheme,
@@ -32,6 +33,7 @@ public enum DatabaseURL {
                                   database: database.isEmpty ? nil : database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("application_name", query["application_name"] ?? "flipbook-worker")]
         return configuration
     }
 }

@@ -16,6 +16,14 @@ final class DatabaseURLTests: XCTestCase {
         XCTAssertEqual(configuration.password, "s@cret")
     }
 
+    func testApplicationNameIsFlipbookWorkerUnlessTheURLNamesOne() throws {
+        // The kill scenario in queue_tests.py finds the workers' connections in pg_stat_activity by this name.
+        let plain = try DatabaseURL.configuration("postgres://app@/media?host=/run/postgresql")
+        XCTAssertEqual(plain.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" }, ["application_name=flipbook-worker"])
+        let named = try DatabaseURL.configuration("postgres://app@db/media?application_name=ingest%20eu-1")
+        XCTAssertEqual(named.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" }, ["application_name=ingest eu-1"])
+    }
+
     func testRejectsOtherSchemes() {
         XCTAssertThrowsError(try DatabaseURL.configuration("mysql://app@db/media"))
     }
