@@ -190,11 +190,16 @@ def scenario_many(run):
     check(codes == [0, 0, 0], f"SIGTERM exit codes {codes}")
 
 
-def worker_backends(conn):
-    """Connections named as `flipbook worker` names its own (application_name, as libpq's URLs set it)."""
-    (count,) = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-worker'").fetchone()
-    conn.commit()
-    return count
+# The connections `flipbook worker` opens name themselves so (application_name, as libpq's URLs set it).
+WORKER_BACKENDS = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-worker'"
+
+
+def running_under(run, pid):
+    """Ids of the jobs `running` under the worker process `pid`."""
+    ids = [r[0] for r in run.conn.execute(
+        "SELECT id FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s", (f"%:{pid}:%",)).fetchall()]
+    run.conn.commit()
+    return ids
 
 
 def scenario_kill(run):
@@ -215,11 +220,11 @@ def scenario_kill(run):
         deadline = time.monotonic() + 300
         while not seen and time.monotonic() < deadline and victim.poll() is None:
             os.kill(victim.pid, signal.SIGSTOP)
-            (seen,) = run.conn.execute("SELECT count(*) > 0 FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s",
-                                       (f"%:{victim.pid}:%",)).fetchone()
-            run.conn.commit()
+            seen = bool(running_under(run, victim.pid))
             if seen:
-                check(worker_backends(run.conn) > 0, "the worker's connections are not named flipbook-worker")
+                (named,) = run.conn.execute(WORKER_BACKENDS).fetchone()
+                run.conn.commit()
+                check(named > 0, "the worker's connections are not named flipbook-worker")
                 os.kill(victim.pid, signal.SIGKILL)
             else:
                 os.kill(victim.pid, signal.SIGCONT)
@@ -227,11 +232,9 @@ def scenario_kill(run):
         if not seen:
             victim.kill()
         victim.wait()
-        check(wait_until(run.conn, "SELECT count(*) = 0 FROM pg_stat_activity WHERE application_name = 'flipbook-worker'",
-                         listen=False, ceiling=60), "the killed worker's connections never closed")
-        held = [r[0] for r in run.conn.execute(
-            "SELECT id FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s", (f"%:{victim.pid}:%",)).fetchall()]
-        run.conn.commit()
+        check(wait_until(run.conn, f"SELECT ({WORKER_BACKENDS}) = 0", listen=False, ceiling=60),
+              "the killed worker's connections never closed")
+        held = running_under(run, victim.pid)
     check(held, f"never caught a worker holding a job ({victims} tries)")
     # A longer lease than the victim's: the survivor reaps every third of its own lease, and on a loaded machine
     # its own 2 s leases could run out too, which is another test's subject.
