@@ -158,9 +158,18 @@ let package = Package(
             // glibc >= 2.36), and --no-export-dynamic undoes the static stdlib's -export-dynamic, which put our
             // ~27,000 symbols into the dynamic symbol table that each dlopened libav dependency searches first.
             // Together: 1080p poster peak RSS 65.6 -> 60.4 MB, measured here with /usr/bin/time.
+            //
+            // Release builds also place the functions the one-shot commands run first in .text, in the order of
+            // Sources/flipbook/startup.order (scripts/order-startup-code.py; `make release` compiles with
+            // function sections so that lld can move them one by one). Scattered, the ~480 KB they are spanned
+            // 2 MB of pages, and the kernel's 64 KB fault-around made 6-7 MB of .text resident in every process.
+            exclude: ["startup.order"],
             linkerSettings: [
                 .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
                              .when(platforms: [.linux])),
+                .unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/flipbook/startup.order",
+                              "-Xlinker", "--no-warn-symbol-ordering"],
+                             .when(platforms: [.linux], configuration: .release)),
             ]
         ),
         // Measurements for `make bench`; not a product.

@@ -30,13 +30,36 @@ def total(dump):
         return int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
 
 
-def count(argv):
-    """Instructions `argv` executes to completion, every thread."""
+def count(argv, functions_of=None):
+    """Instructions `argv` executes to completion, every thread. With `functions_of` (a file name), also the
+    (mangled) names of the functions it ran in the object of that name: (count, names)."""
     folder = tempfile.mkdtemp(prefix="flipbook-callgrind-")
     try:
         out = os.path.join(folder, "callgrind.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+        subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", *argv],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        return total(out)
+        return total(out) if functions_of is None else (total(out), executed(out, functions_of))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def executed(dump, object_name):
+    """The functions a callgrind output saw run inside the object whose path ends with `object_name`, in the
+    order the file first names them. Names and objects are compressed ("fn=(12) name" once, "fn=(12)" after),
+    and a name may first appear as a callee (cfn=)."""
+    objects, functions, seen = {}, {}, {}
+    current = ""
+    with open(dump, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+            if not m:
+                continue
+            kind, key, name = m.groups()
+            table = objects if kind.endswith("ob") else functions
+            if name:
+                table[key] = name
+            if kind == "ob":
+                current = objects.get(key, "")
+            elif kind == "fn" and current.endswith(object_name):
+                seen.setdefault(functions[key], None)
+    return list(seen)

@@ -18,6 +18,9 @@ import callgrind  # noqa: E402
 from compare import FLIPBOOK, ROOT, run  # noqa: E402
 
 WALL_GEOMEAN, RSS_GEOMEAN, WALL_ROW, RSS_ROW = 0.5, 0.75, 0.7, 0.9
+# The functions a release build puts first in .text (Package.swift): what the one-shot commands run.
+with open(os.path.join(ROOT, "Sources", "flipbook", "startup.order")) as _f:
+    STARTUP_ORDER = set(_f.read().split())
 
 
 def clips():
@@ -59,6 +62,7 @@ def table(builds, runs):
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     ratios = {label: ([], []) for label in builds}
     counted = {label: [] for label in builds}
+    functions = {label: set() for label in builds}
     stripped = {label: callgrind.without_debug_info(binary, out) for label, binary in builds.items()} if callgrind.available() else {}
     for v in videos:
         commands = {label: [binary, "poster", v, "-o", os.path.join(out, f"{i}.jpg"), "--size", "256"]
@@ -72,7 +76,8 @@ def table(builds, runs):
             ratios[label][1].append(rss)
             flag = " (over)" if wall > WALL_ROW or rss > RSS_ROW else ""
             if stripped:
-                ours = callgrind.count([stripped[label], *commands[label][1:]])
+                ours, ran = callgrind.count([stripped[label], *commands[label][1:]], functions_of=os.path.basename(stripped[label]))
+                functions[label].update(ran)
                 theirs = callgrind.count(commands["peer"])
                 counted[label].append(ours / theirs)
                 counts = f" {ours / 1e6:,.0f}M / {theirs / 1e6:,.0f}M: {ours / theirs:.2f}x |"
@@ -87,6 +92,12 @@ def table(builds, runs):
               f"worst row {max(walls):.2f}x wall, {max(rsses):.2f}x RSS: {verdict}")
         if counted[label]:
             print(f"{label}: instructions geomean {geomean(counted[label]):.2f}x, worst row {max(counted[label]):.2f}x the peer's")
+        if functions[label]:
+            # Code the order file misses is scattered through .text again, and paged in 64 KB at a time.
+            listed = functions[label] & STARTUP_ORDER
+            print(f"{label}: {len(listed)} of the {len(functions[label])} functions of the executable these posters ran are in "
+                  f"Sources/flipbook/startup.order ({100 * len(listed) / len(functions[label]):.0f}%; "
+                  f"scripts/order-startup-code.py refreshes it)")
 
 
 if __name__ == "__main__":
