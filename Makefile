@@ -57,7 +57,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -
 release: deps
 	@stamp=.build/release-flags; if [ -d .build/release ] && [ "$$(cat $$stamp 2>/dev/null)" != "$(RELEASE_FLAGS)" ]; then \
 	  echo "release flags changed: rebuilding $$(readlink -f .build/release)"; rm -rf "$$(readlink -f .build/release)"; fi; \
-	mkdir -p .build && echo "$(RELEASE_FLAGS)" > $$stamp
+	mkdir -p .build && echo "$(RELEASE_FLAGS)" > $$stamp; \
+	if [ Sources/flipbook/startup.order -nt $(RELEASE_BIN) ]; then rm -f $(RELEASE_BIN); fi  # SwiftPM does not track it
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Every bench target depends on `release` and says so first: its figures are for that build.

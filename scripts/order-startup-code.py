@@ -13,6 +13,7 @@ release build made with function sections (`make release` passes -function-secti
 move functions one by one. Run it after large changes to the start-up path or the commands:
     scripts/order-startup-code.py [.build/release/flipbook]
 A stale list is harmless: lld ignores names that no longer exist, and new functions land after the listed ones.
+`make release` relinks when the list is newer than the executable.
 """
 import collections
 import os
@@ -51,8 +52,13 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "flipbook"))
     work = tempfile.mkdtemp(prefix="flipbook-order-")
     copy = callgrind.without_debug_info(binary, work)
-    defined = set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", binary],
-                                 capture_output=True, text=True, check=True).stdout.split())
+    # Only names defined once. lld orders every section that defines a listed name, and merged functions and
+    # value witnesses ("...Tm", "$sSnwxx") exist as local copies in many objects, among them static-library
+    # objects with all their code in one section: listing those pulled 1.3 MB of regex and JSON code that no
+    # command runs (libswift_RegexParser's and libswift_StringProcessing's whole .text) to the front.
+    definitions = collections.Counter(subprocess.run(["nm", "--defined-only", "--format=just-symbols", binary],
+                                                     capture_output=True, text=True, check=True).stdout.split())
+    defined = {name for name, count in definitions.items() if count == 1}
     counts, first = collections.Counter(), {}
     runs = commands(os.path.join(ROOT, "samples"), work)
     for args in runs:
