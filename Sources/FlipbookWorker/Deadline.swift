@@ -6,7 +6,7 @@ struct QueryTimeout: Error, CustomStringConvertible {
     var description: String { "no answer from PostgreSQL within \(seconds) s" }
 }
 
-/// Runs an async operation with a deadline that holds even when the operation ignores cancellation.
+/// Runs async operations with deadlines that hold even when an operation ignores cancellation.
 ///
 /// Why not a task group: a group waits for every child before it returns, and the call this guards is
 /// one that never returns. PostgresNIO 1.33 left a query that was in flight on a connection when PostgreSQL
@@ -14,9 +14,31 @@ struct QueryTimeout: Error, CustomStringConvertible {
 /// the restart never came back, and the jobs stayed `running`, their leases renewed, for 10 minutes). Here
 /// the caller resumes at the deadline with `QueryTimeout` and retries on a fresh connection; the stuck
 /// operation is cancelled and left to end whenever it does, its result dropped.
-enum Deadline {
-    static func run<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+///
+/// Why one sweeper and not a timer per call: a timer task per statement (`Task.sleep` for the timeout, then
+/// cancelled) left a libdispatch timer behind each time, which fired seconds later on dispatch's manager
+/// thread. With hundreds of statements a second that was a third of the worker's context switches and
+/// 30-40 us of CPU a `probe` job (`bench/ingest_worker.py`). Now calls in flight are listed here, and one
+/// sweeper task, alive only while some are, wakes every `resolution` seconds and expires the overdue: a
+/// deadline fires up to `resolution` late.
+final class Deadline: Sendable {
+    private struct State {
+        var armed: [UInt64: (due: ContinuousClock.Instant, expire: @Sendable () -> Void)] = [:]
+        var nextID: UInt64 = 0
+        var sweeping = false
+    }
+    private let state = Mutex(State())
+    let seconds: Double
+    let resolution: Double
+
+    init(seconds: Double, resolution: Double = 1) {
+        self.seconds = seconds
+        self.resolution = resolution
+    }
+
+    func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let gate = Gate<T>()
+        let seconds = self.seconds
         return try await withCheckedThrowingContinuation { continuation in
             gate.arm(continuation)
             let work = Task {
@@ -24,11 +46,48 @@ enum Deadline {
                 do { result = .success(try await operation()) } catch { result = .failure(error) }
                 gate.finish(result)
             }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                if !Task.isCancelled, gate.finish(.failure(QueryTimeout(seconds: seconds))) { work.cancel() }
+            let id = arm(due: .now + .seconds(seconds)) {
+                if gate.finish(.failure(QueryTimeout(seconds: seconds))) { work.cancel() }
             }
-            gate.onFinish { timer.cancel() }
+            gate.onFinish { [self] in disarm(id) }
+        }
+    }
+
+    private func arm(due: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, startSweeper) = state.withLock { s -> (UInt64, Bool) in
+            s.nextID += 1
+            s.armed[s.nextID] = (due, expire)
+            defer { s.sweeping = true }
+            return (s.nextID, !s.sweeping)
+        }
+        if startSweeper { Task { await sweep() } }
+        return id
+    }
+
+    private func disarm(_ id: UInt64) {
+        _ = state.withLock { $0.armed.removeValue(forKey: id) }
+    }
+
+    /// Calls in flight (for the tests).
+    var armedCount: Int { state.withLock { $0.armed.count } }
+
+    /// Expires overdue calls every `resolution` seconds; ends (in the same lock as the check, so that `arm`
+    /// starts a new one) once nothing is armed.
+    private func sweep() async {
+        while true {
+            try? await Task.sleep(for: .seconds(resolution))
+            let now = ContinuousClock.now
+            let overdue = state.withLock { s -> [@Sendable () -> Void]? in
+                if s.armed.isEmpty {
+                    s.sweeping = false
+                    return nil
+                }
+                let due = s.armed.filter { $0.value.due <= now }
+                for id in due.keys { s.armed.removeValue(forKey: id) }
+                return due.values.map(\.expire)
+            }
+            guard let overdue else { return }
+            for expire in overdue { expire() }
         }
     }
 }
@@ -64,8 +123,8 @@ private final class Gate<T: Sendable>: Sendable {
             return (s.continuation, s.cleanup)
         }
         guard let continuation else { return false }
+        cleanup?()  // first: the caller, once resumed, finds nothing of this call left armed
         continuation.resume(with: result)
-        cleanup?()
         return true
     }
 }

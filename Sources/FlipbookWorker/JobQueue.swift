@@ -9,12 +9,19 @@ struct JobQueue: Sendable {
     let client: PostgresClient
     let worker: String
     let logger: Logger
-    /// Seconds to wait for any one statement before retrying it (see `Deadline`).
-    var timeout: Double = 10
+    /// How long to wait for any one statement before retrying it.
+    let deadline: Deadline
 
-    /// Runs `query` and collects its rows, or throws `QueryTimeout` after `timeout` seconds.
+    init(client: PostgresClient, worker: String, logger: Logger, timeout: Double = 10) {
+        self.client = client
+        self.worker = worker
+        self.logger = logger
+        deadline = Deadline(seconds: timeout)
+    }
+
+    /// Runs `query` and collects its rows, or throws `QueryTimeout` after the deadline's seconds.
     private func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await Deadline.run(seconds: timeout) { [client, logger] in try await client.query(query, logger: logger).collect() }
+        try await deadline.run { [client, logger] in try await client.query(query, logger: logger).collect() }
     }
 
     /// Up to `limit` available jobs, highest priority first, then oldest; each becomes `running` under this

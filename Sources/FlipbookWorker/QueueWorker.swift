@@ -125,6 +125,7 @@ public final class QueueWorker: Sendable {
     public func run() async {
         let listener = Task { await listen() }
         let heartbeat = Task { await beat() }
+        let poller = Task { await poll() }
         var backoff = Backoff()
         // Held jobs beyond the running ones (see `HoldLimits`) are leased and renewed like running ones.
         while !state.withLock({ $0.stopping }) {
@@ -149,10 +150,11 @@ public final class QueueWorker: Sendable {
             }
             // A full claim may mean more are waiting: claim again at once if there is room.
             if unfinished <= limits.refill && claimed.count == free && unfinishedCount <= self.limits.refill { continue }
-            await wakeup.wait(seconds: configuration.pollSeconds)
+            await wakeup.wait()
         }
         listener.cancel()
         heartbeat.cancel()
+        poller.cancel()
         await drain()
     }
 
@@ -333,6 +335,14 @@ public final class QueueWorker: Sendable {
             s.drained = false
         }
         wakeup.signal()
+    }
+
+    /// The fallback for a lost NOTIFY: wakes the claim loop every poll interval.
+    private func poll() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.pollSeconds))
+            wakeup.signal()
+        }
     }
 
     /// Renews this worker's leases every third of the lease, reaps other workers' expired ones, and

@@ -27,6 +27,14 @@ final class Wakeup: Sendable {
             try? await Task.sleep(for: .seconds(seconds))
             if !Task.isCancelled { signal() }
         }
+        await wait()
+        timer.cancel()
+    }
+
+    /// Returns at the next signal. The claim loop waits here, and a poller of its own signals every poll
+    /// interval: a timer per wait (a task sleeping for the interval, cancelled at the next signal) left a
+    /// libdispatch timer behind each time, and a busy worker waits hundreds of times a second.
+    func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.pending {
@@ -38,6 +46,5 @@ final class Wakeup: Sendable {
             }
             if ready { continuation.resume() }
         }
-        timer.cancel()
     }
 }
