@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // `flipbook worker` (issue 20): PostgreSQL is the job queue.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The TLS context of the worker's own connections (`Session`); postgres-nio already builds on it.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Tests only: a real HTTP client for the server suite.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -137,6 +139,8 @@ let package = Package(
             dependencies: [
                 "FlipbookService",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -205,6 +209,8 @@ let package = Package(
             dependencies: [
                 "FlipbookWorker",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

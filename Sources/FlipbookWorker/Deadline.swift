@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// A database call that took longer than the worker waits for one.
@@ -51,6 +52,19 @@ final class Deadline: Sendable {
                 if gate.finish(.failure(QueryTimeout(seconds: seconds))) { work.cancel() }
             }
             gate.onFinish { [self] in disarm(id) }
+        }
+    }
+
+    /// Waits for `future` (completed on its event loop, no task of its own), or throws `QueryTimeout` after
+    /// the deadline's seconds; the future is then left to complete whenever it does, its result dropped.
+    func wait<T: Sendable>(for future: EventLoopFuture<T>) async throws -> T {
+        let gate = Gate<T>()
+        let seconds = self.seconds
+        return try await withCheckedThrowingContinuation { continuation in
+            gate.arm(continuation)
+            let id = arm(due: .now + .seconds(seconds)) { gate.finish(.failure(QueryTimeout(seconds: seconds))) }
+            gate.onFinish { [self] in disarm(id) }
+            future.whenComplete { gate.finish($0) }
         }
     }
 

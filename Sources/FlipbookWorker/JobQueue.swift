@@ -11,17 +11,33 @@ struct JobQueue: Sendable {
     let logger: Logger
     /// How long to wait for any one statement before retrying it.
     let deadline: Deadline
+    /// The claim loop's and the completions writer's own connections (`Session`); nil: they use the pool.
+    let claims: Session?
+    let finishes: Session?
 
-    init(client: PostgresClient, worker: String, logger: Logger, timeout: Double = 10) {
+    init(client: PostgresClient, connection: PostgresConnection.Configuration? = nil, worker: String, logger: Logger,
+         timeout: Double = 10) {
         self.client = client
         self.worker = worker
         self.logger = logger
         deadline = Deadline(seconds: timeout)
+        claims = connection.map { Session(configuration: $0, logger: logger) }
+        finishes = connection.map { Session(configuration: $0, logger: logger) }
     }
 
-    /// Runs `query` and collects its rows, or throws `QueryTimeout` after the deadline's seconds.
-    private func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await deadline.run { [client, logger] in try await client.query(query, logger: logger).collect() }
+    /// Runs `query` (on `session`'s connection, or one from the pool) and collects its rows, or throws
+    /// `QueryTimeout` after the deadline's seconds; a session's connection is then closed.
+    private func rows(_ query: PostgresQuery, on session: Session? = nil) async throws -> [PostgresRow] {
+        guard let session else {
+            return try await deadline.run { [client, logger] in try await client.query(query, logger: logger).collect() }
+        }
+        return try await session.rows(query, deadline: deadline)
+    }
+
+    /// Closes the sessions' connections (the worker has stopped).
+    func close() {
+        claims?.reset()
+        finishes?.reset()
     }
 
     /// Up to `limit` available jobs, highest priority first, then oldest; each becomes `running` under this
@@ -40,7 +56,7 @@ struct JobQueue: Sendable {
                 started_at = now(), lease_until = now() + make_interval(secs => \(lease))
             FROM next WHERE j.id = next.id
             RETURNING j.id, j.source, j.recipe, j.attempts::int8, j.max_attempts::int8
-            """)
+            """, on: claims)
         var jobs: [Job] = []
         for row in rows {
             let (id, source, recipe, attempt, maxAttempts) = try row.decode((Int64, String, String, Int, Int).self)
@@ -72,7 +88,7 @@ struct JobQueue: Sendable {
             FROM unnest(\(ids)::int8[], \(attempts)::int8[], \(results)::text[]) AS v(id, attempt, result)
             WHERE j.id = v.id AND j.worker = \(worker) AND j.attempts = v.attempt AND j.state = 'running'
             RETURNING j.id
-            """)
+            """, on: finishes)
         return Set(try rows.map { try $0.decode(Int64.self) })
     }
 

@@ -88,15 +88,18 @@ public final class QueueWorker: Sendable {
     private let wakeup = Wakeup()
     private let state = Mutex(State())
 
-    public init(client: PostgresClient, configuration: Configuration, metrics: WorkerMetrics = WorkerMetrics(),
-                logger: Logger, runner: @escaping JobRunner) {
+    /// `connection`: how the claim loop and the completions writer open connections of their own (`Session`);
+    /// without it they use `client`'s pool.
+    public init(client: PostgresClient, connection: PostgresConnection.Configuration? = nil, configuration: Configuration,
+                metrics: WorkerMetrics = WorkerMetrics(), logger: Logger, runner: @escaping JobRunner) {
         self.client = client
         self.configuration = configuration
         self.metrics = metrics
         self.runner = runner
         self.logger = logger
         // A statement unanswered for half a lease (at least 5 s) is retried on another connection (`Deadline`).
-        queue = JobQueue(client: client, worker: configuration.name, logger: logger, timeout: max(5, configuration.leaseSeconds / 2))
+        queue = JobQueue(client: client, connection: connection, worker: configuration.name, logger: logger,
+                         timeout: max(5, configuration.leaseSeconds / 2))
         completions = Completions(queue: queue, logger: logger)
         // `dispatch` hands the pool one job per thread; the queue has room beside them for a thread that has
         // counted itself free (`ran`) but not yet returned to the pool. A pool that refused a job as busy
@@ -156,6 +159,7 @@ public final class QueueWorker: Sendable {
         heartbeat.cancel()
         poller.cancel()
         await drain()
+        queue.close()
     }
 
     /// Seconds of waiting for a thread beyond which held jobs no thread has started are given back.

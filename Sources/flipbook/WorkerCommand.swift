@@ -51,8 +51,10 @@ struct WorkerCommand: ParsableCommand {
     func run() throws {
         let logger = bootstrapStderrLogging(levelName: logLevel, label: "flipbook.worker")
         let client: PostgresClient
+        let connection: PostgresConnection.Configuration
         do {
             client = PostgresClient(configuration: try DatabaseURL.configuration(database), backgroundLogger: logger)
+            connection = try DatabaseURL.connectionConfiguration(database)
         } catch {
             printError("flipbook worker: \(error)")
             throw ExitCode(2)
@@ -102,7 +104,7 @@ struct WorkerCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency)
-        let worker = QueueWorker(client: client, configuration: configuration, logger: logger) { jobs.run($0) }
+        let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0) }
 
         // SIGTERM and SIGINT stop claiming; the process exits 0 once running jobs are done or given back.
         signal(SIGTERM, SIG_IGN)

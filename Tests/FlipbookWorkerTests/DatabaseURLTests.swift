@@ -26,5 +26,26 @@ final class DatabaseURLTests: XCTestCase {
 
     func testRejectsOtherSchemes() {
         XCTAssertThrowsError(try DatabaseURL.configuration("mysql://app@db/media"))
+        XCTAssertThrowsError(try DatabaseURL.connectionConfiguration("mysql://app@db/media"))
+    }
+
+    /// The worker's own connections (`Session`) go where its pool's go, as the same user, named the same.
+    func testSessionConnectionsMatchThePool() throws {
+        for url in ["postgres://app@/media?host=/run/postgresql&port=5433",
+                    "postgresql://app:s%40cret@db.internal:6432/media?sslmode=disable&application_name=ingest%20eu-1",
+                    "postgres://app@db/media"] {
+            let pool = try DatabaseURL.configuration(url), own = try DatabaseURL.connectionConfiguration(url)
+            XCTAssertEqual(own.unixSocketPath, pool.unixSocketPath, url)
+            XCTAssertEqual(own.host, pool.host, url)
+            XCTAssertEqual(own.port, pool.port, url)
+            XCTAssertEqual(own.username, pool.username, url)
+            XCTAssertEqual(own.password, pool.password, url)
+            XCTAssertEqual(own.database, pool.database, url)
+            XCTAssertEqual(own.options.connectTimeout, .seconds(5), url)
+            XCTAssertEqual(own.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" },
+                           pool.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" }, url)
+        }
+        XCTAssertEqual(try DatabaseURL.connectionConfiguration("postgres://app@/media?host=/run/postgresql").unixSocketPath,
+                       "/run/postgresql/.s.PGSQL.5432")
     }
 }

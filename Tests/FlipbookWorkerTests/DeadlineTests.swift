@@ -1,4 +1,6 @@
 @testable import FlipbookWorker
+import NIOCore
+import NIOPosix
 import Synchronization
 import XCTest
 
@@ -44,6 +46,38 @@ final class DeadlineTests: XCTestCase {
         let seven = try await deadline.run { 7 }
         XCTAssertEqual(seven, 7)
         XCTAssertEqual(deadline.armedCount, 0)
+    }
+
+    /// `wait(for:)`, the sessions' form (no task of its own): a future that never completes ends with
+    /// `QueryTimeout` no sooner than the deadline; futures that complete return their value or error, and a
+    /// completion after the timeout is dropped.
+    func testWaitingForAFuture() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let deadline = Deadline(seconds: 0.3, resolution: 0.05)
+        let never = loop.makePromise(of: Int.self)
+        let start = ContinuousClock.now
+        do {
+            _ = try await deadline.wait(for: never.futureResult)
+            XCTFail("a future that never completes returned")
+        } catch let error as QueryTimeout {
+            XCTAssertEqual(error.seconds, 0.3)
+        }
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(300))
+        XCTAssertEqual(deadline.armedCount, 0)
+        never.succeed(1)  // late: nobody is resumed twice
+
+        let patient = Deadline(seconds: 120, resolution: 0.05)
+        let later = loop.scheduleTask(in: .milliseconds(20)) { 42 }
+        let value = try await patient.wait(for: later.futureResult)
+        XCTAssertEqual(value, 42)
+        struct Refused: Error {}
+        do {
+            _ = try await patient.wait(for: loop.makeFailedFuture(Refused()) as EventLoopFuture<Int>)
+            XCTFail("the error was lost")
+        } catch is Refused {}
+        XCTAssertEqual(patient.armedCount, 0)
+        try await group.shutdownGracefully()
     }
 }
 
