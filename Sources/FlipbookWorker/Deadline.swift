@@ -55,16 +55,17 @@ final class Deadline: Sendable {
         }
     }
 
-    /// Waits for `future` (completed on its event loop, no task of its own), or throws `QueryTimeout` after
-    /// the deadline's seconds; the future is then left to complete whenever it does, its result dropped.
-    func wait<T: Sendable>(for future: EventLoopFuture<T>) async throws -> T {
+    /// Runs `start` on `eventLoop` and waits for the future it returns (no task of its own, one hop to the
+    /// loop and one back), or throws `QueryTimeout` after the deadline's seconds; the future is then left to
+    /// complete whenever it does, its result dropped.
+    func wait<T: Sendable>(on eventLoop: any EventLoop, for start: @escaping @Sendable () -> EventLoopFuture<T>) async throws -> T {
         let gate = Gate<T>()
         let seconds = self.seconds
         return try await withCheckedThrowingContinuation { continuation in
             gate.arm(continuation)
             let id = arm(due: .now + .seconds(seconds)) { gate.finish(.failure(QueryTimeout(seconds: seconds))) }
             gate.onFinish { [self] in disarm(id) }
-            future.whenComplete { gate.finish($0) }
+            eventLoop.execute { start().whenComplete { gate.finish($0) } }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// The SQL of the queue: claim, renew, finish, retry, reap, give back. Every write to a running job is
@@ -14,6 +15,8 @@ struct JobQueue: Sendable {
     /// The claim loop's and the completions writer's own connections (`Session`); nil: they use the pool.
     let claims: Session?
     let finishes: Session?
+    /// The sessions' event loop (or any of the pool's).
+    let eventLoop: any EventLoop
 
     init(client: PostgresClient, connection: PostgresConnection.Configuration? = nil, worker: String, logger: Logger,
          timeout: Double = 10) {
@@ -21,8 +24,10 @@ struct JobQueue: Sendable {
         self.worker = worker
         self.logger = logger
         deadline = Deadline(seconds: timeout)
-        claims = connection.map { Session(configuration: $0, logger: logger) }
-        finishes = connection.map { Session(configuration: $0, logger: logger) }
+        let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
+        self.eventLoop = eventLoop
+        claims = connection.map { Session(configuration: $0, eventLoop: eventLoop, logger: logger) }
+        finishes = connection.map { Session(configuration: $0, eventLoop: eventLoop, logger: logger) }
     }
 
     /// Runs `query` (on `session`'s connection, or one from the pool) and collects its rows, or throws

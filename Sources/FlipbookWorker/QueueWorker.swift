@@ -100,7 +100,7 @@ public final class QueueWorker: Sendable {
         // A statement unanswered for half a lease (at least 5 s) is retried on another connection (`Deadline`).
         queue = JobQueue(client: client, connection: connection, worker: configuration.name, logger: logger,
                          timeout: max(5, configuration.leaseSeconds / 2))
-        completions = Completions(queue: queue, logger: logger)
+        completions = Completions(queue: queue, logger: logger, timers: queue.eventLoop)
         // `dispatch` hands the pool one job per thread; the queue has room beside them for a thread that has
         // counted itself free (`ran`) but not yet returned to the pool. A pool that refused a job as busy
         // failed its attempt 1 (seen as "attempts 2" in the 500-job test under load).

@@ -17,12 +17,16 @@ import Synchronization
 /// on a fresh one.
 final class Session: Sendable {
     private let configuration: PostgresConnection.Configuration
+    private let eventLoop: any EventLoop
     private let logger: Logger
     private let current = Mutex<PostgresConnection?>(nil)
     private let opened = Atomic<Int>(0)
 
-    init(configuration: PostgresConnection.Configuration, logger: Logger) {
+    /// `eventLoop`: where the connection runs; the worker gives its sessions and its completions' timer the
+    /// same one, so that their work wakes one thread.
+    init(configuration: PostgresConnection.Configuration, eventLoop: any EventLoop, logger: Logger) {
         self.configuration = configuration
+        self.eventLoop = eventLoop
         self.logger = logger
     }
 
@@ -32,9 +36,11 @@ final class Session: Sendable {
         let connection = try await open(deadline: deadline)
         do {
             // The future-returning query: its rows are collected on the event loop and the caller resumed once,
-            // where the async row sequence hopped back to the event loop for each demand.
-            let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-            return try await deadline.wait(for: result).rows
+            // where the async row sequence hopped back to the event loop for each demand. Started on the event
+            // loop, so that the futures it chains need no hop of their own.
+            return try await deadline.wait(on: connection.eventLoop) { [logger] in
+                connection.query(query, logger: logger)
+            }.rows
         } catch {
             drop(connection)
             throw error
@@ -51,8 +57,9 @@ final class Session: Sendable {
     private func open(deadline: Deadline) async throws -> PostgresConnection {
         if let connection = current.withLock({ $0 }), !connection.isClosed { return connection }
         let id = opened.add(1, ordering: .relaxed).newValue
-        let connection = try await deadline.run { [configuration, logger] in
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        let connection = try await deadline.run { [configuration, eventLoop, logger] in
+            let connection = try await PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id,
+                                                                  logger: logger)
             // Connected after the deadline gave up on it: nobody will use or close it but us.
             if Task.isCancelled {
                 try? await connection.close()

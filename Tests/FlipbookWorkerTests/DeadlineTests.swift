@@ -48,7 +48,7 @@ final class DeadlineTests: XCTestCase {
         XCTAssertEqual(deadline.armedCount, 0)
     }
 
-    /// `wait(for:)`, the sessions' form (no task of its own): a future that never completes ends with
+    /// `wait(on:for:)`, the sessions' form (no task of its own): a future that never completes ends with
     /// `QueryTimeout` no sooner than the deadline; futures that complete return their value or error, and a
     /// completion after the timeout is dropped.
     func testWaitingForAFuture() async throws {
@@ -58,7 +58,7 @@ final class DeadlineTests: XCTestCase {
         let never = loop.makePromise(of: Int.self)
         let start = ContinuousClock.now
         do {
-            _ = try await deadline.wait(for: never.futureResult)
+            _ = try await deadline.wait(on: loop) { never.futureResult }
             XCTFail("a future that never completes returned")
         } catch let error as QueryTimeout {
             XCTAssertEqual(error.seconds, 0.3)
@@ -68,12 +68,11 @@ final class DeadlineTests: XCTestCase {
         never.succeed(1)  // late: nobody is resumed twice
 
         let patient = Deadline(seconds: 120, resolution: 0.05)
-        let later = loop.scheduleTask(in: .milliseconds(20)) { 42 }
-        let value = try await patient.wait(for: later.futureResult)
+        let value = try await patient.wait(on: loop) { loop.scheduleTask(in: .milliseconds(20)) { 42 }.futureResult }
         XCTAssertEqual(value, 42)
         struct Refused: Error {}
         do {
-            _ = try await patient.wait(for: loop.makeFailedFuture(Refused()) as EventLoopFuture<Int>)
+            _ = try await patient.wait(on: loop) { loop.makeFailedFuture(Refused()) as EventLoopFuture<Int> }
             XCTFail("the error was lost")
         } catch is Refused {}
         XCTAssertEqual(patient.armedCount, 0)
