@@ -11,40 +11,28 @@ import PostgresNIO
 /// connections in `pg_stat_activity` as libpq's does; a worker's are `flipbook-worker` unless it says otherwise.
 public enum DatabaseURL {
     public static func configuration(_ text: String) throws -> PostgresClient.Configuration {
+        typealias Configuration = PostgresClient.Configuration
         let url = try Parsed(text)
-        var configuration: PostgresClient.Configuration
-        if let socket = url.socket {
-            configuration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
-        } else {
-            let tls: PostgresClient.Configuration.TLS
-            switch url.sslmode {
-            case "disable": tls = .disable
-            case "require", "verify-full": tls = .require(.makeClientConfiguration())
-            default: tls = .prefer(.makeClientConfiguration())
-            }
-            configuration = .init(host: url.host, port: url.port, username: url.user, password: url.password,
-                                  database: url.database, tls: tls)
-        }
+        var configuration = url.socket.map {
+            Configuration(unixSocketPath: $0, username: url.user, password: url.password, database: url.database)
+        } ?? Configuration(host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                           tls: url.tls(disable: .disable, require: { .require(.makeClientConfiguration()) },
+                                        prefer: { .prefer(.makeClientConfiguration()) }))
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
         return configuration
     }
 
     public static func connectionConfiguration(_ text: String) throws -> PostgresConnection.Configuration {
+        typealias Configuration = PostgresConnection.Configuration
         let url = try Parsed(text)
-        var configuration: PostgresConnection.Configuration
-        if let socket = url.socket {
-            configuration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
-        } else {
-            let tls: PostgresConnection.Configuration.TLS
-            switch url.sslmode {
-            case "disable": tls = .disable
-            case "require", "verify-full": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            default: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
-            configuration = .init(host: url.host, port: url.port, username: url.user, password: url.password,
-                                  database: url.database, tls: tls)
-        }
+        // The TLS context only for TCP: building one reads the system's trust store.
+        var configuration = try url.socket.map {
+            Configuration(unixSocketPath: $0, username: url.user, password: url.password, database: url.database)
+        } ?? Configuration(host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                           tls: url.tls(disable: .disable,
+                                        require: { .require(try NIOSSLContext(configuration: .makeClientConfiguration())) },
+                                        prefer: { .prefer(try NIOSSLContext(configuration: .makeClientConfiguration())) }))
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
         return configuration
@@ -76,6 +64,15 @@ public enum DatabaseURL {
             if let directory = query["host"], directory.hasPrefix("/") { socket = "\(directory)/.s.PGSQL.\(port)" }
             sslmode = query["sslmode"] ?? "prefer"
             applicationName = query["application_name"] ?? "flipbook-worker"
+        }
+
+        /// The TLS choice of `?sslmode=` in either configuration type's terms.
+        func tls<T>(disable: T, require: () throws -> T, prefer: () throws -> T) rethrows -> T {
+            switch sslmode {
+            case "disable": disable
+            case "require", "verify-full": try require()
+            default: try prefer()
+            }
         }
     }
 }
