@@ -39,19 +39,13 @@ final class Deadline: Sendable {
     }
 
     func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let gate = Gate<T>()
-        let seconds = self.seconds
-        return try await withCheckedThrowingContinuation { continuation in
-            gate.arm(continuation)
+        try await guarded { gate in
             let work = Task {
                 let result: Result<T, any Error>
                 do { result = .success(try await operation()) } catch { result = .failure(error) }
                 gate.finish(result)
             }
-            let id = arm(due: .now + .seconds(seconds)) {
-                if gate.finish(.failure(QueryTimeout(seconds: seconds))) { work.cancel() }
-            }
-            gate.onFinish { [self] in disarm(id) }
+            return { work.cancel() }
         }
     }
 
@@ -59,13 +53,25 @@ final class Deadline: Sendable {
     /// loop and one back), or throws `QueryTimeout` after the deadline's seconds; the future is then left to
     /// complete whenever it does, its result dropped.
     func wait<T: Sendable>(on eventLoop: any EventLoop, for start: @escaping @Sendable () -> EventLoopFuture<T>) async throws -> T {
+        try await guarded { gate in
+            eventLoop.execute { start().whenComplete { gate.finish($0) } }
+            return {}
+        }
+    }
+
+    /// The caller's side of both forms: `start` begins the call, which hands its result to the gate, and
+    /// returns what abandons it; the deadline resumes the caller with `QueryTimeout` first if it passes, and
+    /// then abandons the call.
+    private func guarded<T: Sendable>(_ start: (Gate<T>) -> @Sendable () -> Void) async throws -> T {
         let gate = Gate<T>()
         let seconds = self.seconds
         return try await withCheckedThrowingContinuation { continuation in
             gate.arm(continuation)
-            let id = arm(due: .now + .seconds(seconds)) { gate.finish(.failure(QueryTimeout(seconds: seconds))) }
+            let abandon = start(gate)
+            let id = arm(due: .now + .seconds(seconds)) {
+                if gate.finish(.failure(QueryTimeout(seconds: seconds))) { abandon() }
+            }
             gate.onFinish { [self] in disarm(id) }
-            eventLoop.execute { start().whenComplete { gate.finish($0) } }
         }
     }
 
