@@ -73,7 +73,8 @@ struct JobQueue: Sendable {
     /// Extends the leases of `ids`, the jobs this worker knows it holds; returns how many rows it renewed.
     /// Never "every running job with this worker's name": a claim whose reply was lost (PostgreSQL restarted
     /// between its commit and the answer) leaves a job marked with our name that no thread will ever run,
-    /// and renewing it by name kept it `running` forever. Unrenewed, its lease expires and it is reaped.
+    /// and renewing it by name kept it `running` forever. The claim loop hands such jobs back
+    /// (`giveBackUnheld`); if that fails too, their leases expire and they are reaped.
     func renew(_ ids: [Int64], lease: Double) async throws -> Int {
         if ids.isEmpty { return 0 }
         return try await rows("""
@@ -128,6 +129,23 @@ struct JobQueue: Sendable {
                 RETURNING j.id)
             SELECT count(*)::int8 FROM back, (SELECT pg_notify('flipbook_jobs', '')) AS wake
             """)
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
+    /// Hands back the jobs marked `running` under this worker's name that it does not hold (`held`): rows a
+    /// claim took whose answer never arrived (PostgreSQL restarted between the claim's commit and its reply).
+    /// As `giveBack`: `available` at once, the attempt not counted, idle workers woken. Before this, they waited
+    /// for their lease to run out and were reaped, their attempt counted: a whole claim of up to 128 jobs.
+    /// Only the claim loop calls it, between claims, so no claim of this worker is in flight.
+    func giveBackUnheld(_ held: [Int64]) async throws -> Int {
+        let rows = try await rows("""
+            WITH back AS (
+                UPDATE flipbook.jobs
+                SET state = 'available', attempts = attempts - 1, lease_until = NULL, run_after = now()
+                WHERE worker = \(worker) AND state = 'running' AND NOT (id = ANY(\(held)::int8[]))
+                RETURNING id)
+            SELECT count(*)::int8 FROM back, (SELECT pg_notify('flipbook_jobs', '')) AS wake
+            """, on: claims)
         return try rows.first?.decode(Int.self) ?? 0
     }
 

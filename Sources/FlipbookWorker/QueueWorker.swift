@@ -130,6 +130,9 @@ public final class QueueWorker: Sendable {
         let heartbeat = Task { await beat() }
         let poller = Task { await poll() }
         var backoff = Backoff()
+        // A claim that failed may have committed with its answer lost; the next attempt first hands back what
+        // it may have taken (`JobQueue.giveBackUnheld`).
+        var unanswered = false
         // Held jobs beyond the running ones (see `HoldLimits`) are leased and renewed like running ones.
         while !state.withLock({ $0.stopping }) {
             let limits = self.limits
@@ -139,9 +142,15 @@ public final class QueueWorker: Sendable {
             if unfinished <= limits.refill {
                 let news = state.withLock { $0.news }
                 do {
+                    if unanswered {
+                        let back = try await queue.giveBackUnheld(heldIDs)
+                        if back > 0 { logger.info("gave back \(back) job(s) a claim took whose answer was lost") }
+                        unanswered = false
+                    }
                     claimed = try await queue.claim(limit: free, lease: configuration.leaseSeconds)
                     backoff.reset()
                 } catch {
+                    unanswered = true
                     logger.warning("claim failed, retrying: \(String(reflecting: error))")
                     await wakeup.wait(seconds: backoff.next())
                     continue

@@ -42,6 +42,8 @@ final class WorkerQueueTests: XCTestCase {
     func testKilledWorkersJobsAreFinishedByAnother() throws { try scenario("kill") }
     /// PostgreSQL restarted mid-run: all done, none twice.
     func testSurvivesDatabaseRestart() throws { try scenario("restart") }
+    /// A claim whose answer PostgreSQL never sent: its rows go back at the next claim, attempt not counted.
+    func testALostClaimsJobsGoBackUncounted() throws { try scenario("orphans") }
     /// Bombs, truncated, unknown: failed at attempt 1; a late source is retried to done.
     func testPermanentAndTransientFailures() throws {
         // Its broken and hostile files are the corpus's.

@@ -281,6 +281,39 @@ def scenario_restart(run):
     print(f"{len(rows)} jobs done across a PostgreSQL restart; {len(again)} at attempt 2 (claims the restart cut)")
 
 
+def scenario_orphans(run):
+    """Rows a claim took whose answer never arrived (PostgreSQL went away between the claim's commit and its
+    reply) go back at the worker's next claim, their attempt not counted, instead of waiting for the lease."""
+    media = make_media(run.root)
+    run.workers.start("--concurrency", "2", "--lease", "30s")
+    run.enqueue(media[:1])
+    check(wait_until(run.conn, "SELECT count(*) = 1 FROM flipbook.jobs WHERE state = 'done'"), "the first job never ended")
+    (name,) = run.conn.execute("SELECT worker FROM flipbook.jobs WHERE state = 'done'").fetchone()
+    # What the lost claim left: rows running under this worker's name, leased for 30 s, that it never saw.
+    run.conn.execute("INSERT INTO flipbook.jobs (source, recipe, state, attempts, worker, started_at, lease_until) "
+                     "SELECT %s, 'probe', 'running', 1, %s, now(), now() + interval '30 s' FROM generate_series(1, 5)",
+                     (media[1], name))
+    run.conn.commit()
+    run.conn.close()
+    run.pg.stop()
+    # Wait for the worker's next claim (its poll) to fail on the missing database.
+    log = os.path.join(run.workers.logdir, "worker-0.log")
+    ceiling = time.monotonic() + 300
+    while "claim failed" not in open(log, errors="replace").read() and time.monotonic() < ceiling:
+        time.sleep(0.1)
+    run.pg.start()
+    run.conn = run.pg.connect()
+    run.enqueue(media[2:3])
+    run.wait_all_finished()
+    rows = run.conn.execute("SELECT attempts, count(*) FROM flipbook.jobs GROUP BY attempts").fetchall()
+    run.conn.commit()
+    check(rows == [(1, 7)], f"the lost claim's jobs were not given back uncounted: attempts {rows}")
+    check("gave back 5 job(s) a claim took whose answer was lost" in open(log, errors="replace").read(),
+          "the worker did not say it gave them back")
+    check(run.workers.stop_all() == [0], "SIGTERM exit code")
+    print("5 jobs of a lost claim given back and done at attempt 1")
+
+
 def scenario_failures(run):
     """Bombs, truncated and unknown files fail at attempt 1 with code and message; a missing source that
     appears later is retried and ends done."""
