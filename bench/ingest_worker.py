@@ -1,7 +1,9 @@
 """`make bench-ingest`: the ingestion stage with the release build, on a throwaway PostgreSQL 15.
 
   1. Queue cost: BENCH_INGEST_JOBS (2,000) `probe`-recipe jobs through one `flipbook worker` against
-     `flipbook ingest --recipe probe` on the same files (target: the worker within 1.1x, over 1,000 jobs/s).
+     `flipbook ingest --recipe probe` on the same files (target: the worker within 1.1x, over 1,000 jobs/s),
+     median of BENCH_INGEST_ROUNDS (21) alternating rounds; then the same on two other sets of inputs, nine
+     rounds each: the corpus files probe accepts (when the corpus is there) and one tiny JPEG.
   2. The default recipe on "a day of uploads" (BENCH_DAY_FILES, 1,000 distinct files: mostly stills of phone
      and web sizes and GIFs, some videos): one worker process against two, and against the shell loop a user
      would otherwise script (ffprobe, then ffmpeg for each MP4, poster, preview and storyboard sheet and
@@ -85,10 +87,15 @@ def add_history(pg):
 
 
 def fresh(pg):
-    """Removes the last run's jobs (not the history)."""
+    """Removes the last run's jobs (not the history) and vacuums them away, outside the timed window. Left to
+    autovacuum, the dead rows of a few rounds (6,000 a round: a job's two old versions and the DELETE) got
+    vacuumed at a moment of its choosing, inside some worker round: 2,000 jobs of a tiny JPEG then charged
+    PostgreSQL 115 us a job where they charged 20-30 before, and the worker took 2.7x local ingest's time."""
     conn = pg.connect()
     conn.execute("DELETE FROM flipbook.jobs WHERE recipe <> 'history'")
     conn.commit()
+    with pg.connect(autocommit=True) as vacuum:
+        vacuum.execute("VACUUM flipbook.jobs")
     return conn
 
 
@@ -287,7 +294,22 @@ def main():
         sources = [media[i % len(media)] for i in range(JOBS)]
 
         if "1" in PARTS:
-            queue_cost(pg, root, tmp, sources)
+            # The set the issue's target is on takes 21 rounds: single rounds on this shared host spread over
+            # 5-10%, the ratio sits about 4% from its target, and with nine rounds one run in eight of the
+            # same build printed 1.10x where 25 rounds gave 1.06x. The other sets characterise, at nine.
+            rounds = int(os.environ.get("BENCH_INGEST_ROUNDS", "21"))
+            queue_cost(pg, root, tmp, sources, f"{len(media)} files from ffmpeg's test sources", rounds)
+            # Other inputs than the ones the issue's target was set on: the ratio is about 1 + the queue's CPU
+            # a job / the job's CPU, so it moves with the inputs (see the last line of each).
+            corpus = corpus_media(root, tmp)
+            if corpus:
+                queue_cost(pg, root, tmp, [corpus[i % len(corpus)] for i in range(JOBS)],
+                           f"the {len(corpus)} corpus files `flipbook ingest --recipe probe` accepts", min(rounds, 9))
+            else:
+                print(f"  (corpus not found at {CORPUS}: its queue-cost run skipped)")
+            tiny = [m for m in media if m.endswith("10.jpg")]
+            queue_cost(pg, root, tmp, tiny * JOBS, "one 33x17 JPEG, the shortest job there is (no target: the "
+                       "queue's own cost against the job's)", min(rounds, 9), target=False)
         if "3" in PARTS:
             one_database(pg, root, tmp, media)
         if "2" in PARTS:
@@ -297,12 +319,32 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def queue_cost(pg, root, tmp, sources):
-    # Nine: a round takes about 2 s a side, single rounds on a shared host spread over 5-10%, and the ratio sits
-    # a few per cent from its target, so the median needs more rounds than the default recipe's parts do.
-    rounds = int(os.environ.get("BENCH_INGEST_ROUNDS", "9"))
-    print(f"1. queue cost: {JOBS} probe jobs, one worker (--concurrency 2) vs `flipbook ingest --recipe probe --jobs 2`, "
-          f"{rounds} rounds alternating, medians")
+CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../shared/corpus")
+
+
+def corpus_media(root, tmp):
+    """The corpus files local `probe` ingest accepts, copied under `root` (the worker takes paths inside its
+    root); [] without the corpus."""
+    if not os.path.isdir(CORPUS):
+        return []
+    candidates = []
+    for folder, _, names in sorted(os.walk(CORPUS)):
+        for name in sorted(names):
+            if name.endswith((".tsv", ".md")):
+                continue
+            rel = f"corpus/{len(candidates):03d}{os.path.splitext(name)[1]}"
+            os.makedirs(os.path.join(root, "corpus"), exist_ok=True)
+            shutil.copyfile(os.path.join(folder, name), os.path.join(root, rel))
+            candidates.append(rel)
+    out = subprocess.run([BINARY, "ingest", "-", "-o", os.path.join(tmp, "out-corpus-check"), "--recipe", "probe"],
+                         input="\n".join(candidates) + "\n", text=True, cwd=root, capture_output=True).stdout
+    results = [json.loads(line) for line in out.splitlines()]
+    return sorted(r["source"] for r in results if r.get("error") is None)
+
+
+def queue_cost(pg, root, tmp, sources, what, rounds, target=True):
+    print(f"1. queue cost: {JOBS} probe jobs of {what}, one worker (--concurrency 2) vs "
+          f"`flipbook ingest --recipe probe --jobs 2`, {rounds} rounds alternating, medians")
     worker, local = [], []
     for _ in range(rounds):
         seconds, rss, _, _, cpu = run_jobs(pg, root, os.path.join(tmp, "out-probe"), tmp, sources, "probe", 1, 2)
@@ -317,12 +359,16 @@ def queue_cost(pg, root, tmp, sources):
         local.append((seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
     w_wall, w_cpu, w_pg = (statistics.median(r[i] for r in worker) for i in range(3))
     l_wall, l_cpu = (statistics.median(r[i] for r in local) for i in range(2))
+    # Each worker round beside the local round after it: drift of the host over the run moves both alike.
+    pairs = sorted(w[0] / l[0] for w, l in zip(worker, local))
     print(f"  worker: {w_wall:.2f} s = {JOBS / w_wall:.0f} jobs/s (rounds: {', '.join(f'{r[0]:.2f}' for r in worker)}); "
           f"CPU {w_cpu * 1e6 / JOBS:.0f} us a job in the worker + {w_pg * 1e6 / JOBS:.0f} us in PostgreSQL; peak RSS {rss:.0f} MB")
     print(f"  local ingest of the same {JOBS} files: {l_wall:.2f} s = {JOBS / l_wall:.0f} files/s "
           f"(rounds: {', '.join(f'{r[0]:.2f}' for r in local)}); CPU {l_cpu * 1e6 / JOBS:.0f} us a file")
-    print(f"  ratio worker/local: {w_wall / l_wall:.2f}x wall, {(w_cpu + w_pg) / l_cpu:.2f}x CPU with PostgreSQL's "
-          f"(target <= 1.1x; > 1,000 jobs/s)")
+    print(f"  ratio worker/local: {w_wall / l_wall:.2f}x wall (round by round: median {statistics.median(pairs):.2f}x, "
+          f"{pairs[0]:.2f}-{pairs[-1]:.2f}x), {(w_cpu + w_pg) / l_cpu:.2f}x CPU with PostgreSQL's"
+          + (" (target <= 1.1x; > 1,000 jobs/s)" if target else ""))
+
 
 
 def one_database(pg, root, tmp, media):
