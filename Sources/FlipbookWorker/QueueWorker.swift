@@ -35,8 +35,8 @@ public final class QueueWorker: Sendable {
         /// The held jobs whose runner has returned: they hold a lease until written, but no thread.
         var recording: Set<Int64> = []
         var stopping = false
-        /// The slowest recent job's seconds, decaying by a tenth per finished job; nil before the first.
-        var slowest: Double?
+        /// How long recent jobs took, overall and by recipe.
+        var times = JobTimes()
         /// The last claim got fewer jobs than it asked for: the queue had no more. Until news that it may
         /// have (`queueChanged`), a finishing job does not wake the claim loop. Without this, each of the
         /// last few dozen jobs of a batch woke it for a claim that found nothing: 22 empty claims a round.
@@ -57,15 +57,15 @@ public final class QueueWorker: Sendable {
         var linger: Double
 
         /// One extra job per thread (so a thread that finishes finds its next job already claimed) until jobs
-        /// are known to be short; then as many as `window` seconds of the slowest recent job, at most 64 per
-        /// thread, claimed half of them at a time, with results lingering up to 40 ms to share a write. A
-        /// queue of millisecond jobs (the `probe` recipe) then takes one claim and one completion UPDATE per
+        /// are known to be short; then as many as `window` seconds of recent jobs (`JobTimes.pace`), at most
+        /// 64 per thread, claimed half of them at a time, with results lingering up to 40 ms to share a write.
+        /// A queue of millisecond jobs (the `probe` recipe) then takes one claim and one completion UPDATE per
         /// few dozen jobs instead of one each (2,000 jobs: 2.0x the wall time of local ingest before, 1.04-1.09x
-        /// after); a queue of slow jobs behaves as without prefetch. The decaying maximum means one slow job
-        /// shrinks the limits at once, and they grow back only over a few dozen short ones; held jobs that
-        /// would then wait long are given back (`ran`).
-        static func limits(concurrency: Int, slowest: Double?, window: Double = 0.1) -> HoldLimits {
-            let perThread = slowest.map { max(1, min(64, Int(window / max($0, 1e-6)))) } ?? 1
+        /// after); a queue of slow jobs behaves as without prefetch. A job ten times the recent ones shrinks
+        /// the limits at once (the average moves a tenth of the way), and they grow back over a few dozen
+        /// short ones; held jobs that would then wait long are given back (`ran`).
+        static func limits(concurrency: Int, pace: Double?, window: Double = 0.1) -> HoldLimits {
+            let perThread = pace.map { max(1, min(64, Int(window / max($0, 1e-6)))) } ?? 1
             let capacity = concurrency * (1 + perThread)
             if perThread == 1 { return HoldLimits(capacity: capacity, refill: capacity - 1, linger: 0) }
             let batch = concurrency * perThread / 2
@@ -74,7 +74,7 @@ public final class QueueWorker: Sendable {
     }
 
     private var limits: HoldLimits {
-        state.withLock { HoldLimits.limits(concurrency: configuration.concurrency, slowest: $0.slowest) }
+        state.withLock { HoldLimits.limits(concurrency: configuration.concurrency, pace: $0.times.pace) }
     }
 
     public let configuration: Configuration
@@ -174,6 +174,11 @@ public final class QueueWorker: Sendable {
     /// Seconds of waiting for a thread beyond which held jobs no thread has started are given back.
     static let longWait = 1.0
 
+    /// Seconds until `threads` threads have run `jobs`, by what recent jobs of their recipes took.
+    static func wait(of jobs: ArraySlice<Job>, times: JobTimes, threads: Int) -> Double {
+        jobs.reduce(0) { $0 + times.expected(recipe: $1.recipe) } / Double(threads)
+    }
+
     /// Holds `jobs` and hands what free threads there are to the pool.
     private func start(_ jobs: [Job]) {
         state.withLock { s in
@@ -219,22 +224,23 @@ public final class QueueWorker: Sendable {
     /// claim more while this one's outcome is written (it is woken only if it claims at this level and the
     /// queue was not found drained since the last news of it: waking it for nothing costs more than a
     /// `probe` job). Timed on its thread: a held job's wait is not its duration. If this job was slow enough
-    /// to shrink the hold limits and the held jobs that no thread has started would now wait over `longWait`,
-    /// those beyond the limits go back to the queue at once, for idle workers to take: a worker that had
-    /// learnt its jobs were short never sits on a batch of long ones.
+    /// to shrink the hold limits and the held jobs that no thread has started would now wait over `longWait`
+    /// (each expected to take as long as recent jobs of its recipe), those beyond the limits go back to the
+    /// queue at once, for idle workers to take: a worker that had learnt its jobs were short never sits on a
+    /// batch of long ones.
     /// Its result may wait for others (`HoldLimits.linger`) only while other held jobs will finish soon.
     private func ran(_ job: Job, _ outcome: JobOutcome, seconds: Double) {
         let (wake, linger, surplus) = state.withLock { s -> (Bool, Double, [Job]) in
             s.onThreads -= 1
             s.recording.insert(job.id)
-            s.slowest = max(seconds, (s.slowest ?? 0) * 0.9)
-            let limits = HoldLimits.limits(concurrency: configuration.concurrency, slowest: s.slowest)
-            // Only when the wait is long (a second by the new estimate): jobs of mixed lengths shrink the
-            // limits often, and giving back 20 short jobs to claim them again costs more than running them.
+            s.times.record(recipe: job.recipe, seconds: seconds)
+            let limits = HoldLimits.limits(concurrency: configuration.concurrency, pace: s.times.pace)
+            // Only when the wait is long (a second by the estimate): jobs of mixed lengths shrink the limits
+            // often, and giving back 20 short jobs to claim them again costs more than running them.
             let unstarted = s.waiting.count - s.waitingHead
             let over = min(s.unfinished - limits.capacity, unstarted)
             var surplus: [Job] = []
-            if over > 0 && Double(unstarted) * (s.slowest ?? 0) / Double(configuration.concurrency) > Self.longWait {
+            if over > 0 && Self.wait(of: s.waiting[s.waitingHead...], times: s.times, threads: configuration.concurrency) > Self.longWait {
                 surplus = Array(s.waiting.suffix(over))
                 s.waiting.removeLast(over)
                 for held in surplus { s.running.removeValue(forKey: held.id) }
