@@ -2,8 +2,9 @@
 
   1. Queue cost: BENCH_INGEST_JOBS (2,000) `probe`-recipe jobs through one `flipbook worker` against
      `flipbook ingest --recipe probe` on the same files (target: the worker within 1.1x, over 1,000 jobs/s),
-     median of BENCH_INGEST_ROUNDS (21) alternating rounds; then the same on two other sets of inputs, nine
-     rounds each: the corpus files probe accepts (when the corpus is there) and one tiny JPEG.
+     median of BENCH_INGEST_ROUNDS (21) alternating rounds; then the same on three other sets of inputs, nine
+     rounds each: the corpus files probe accepts (when the corpus is there), the first set with a large video
+     every 50th job, and one tiny JPEG.
   2. The default recipe on "a day of uploads" (BENCH_DAY_FILES, 1,000 distinct files: mostly stills of phone
      and web sizes and GIFs, some videos): one worker process against two, and against the shell loop a user
      would otherwise script (ffprobe, then ffmpeg for each MP4, poster, preview and storyboard sheet and
@@ -307,6 +308,9 @@ def main():
                            f"the {len(corpus)} corpus files `flipbook ingest --recipe probe` accepts", min(rounds, 9))
             else:
                 print(f"  (corpus not found at {CORPUS}: its queue-cost run skipped)")
+            queue_cost(pg, root, tmp, with_large_videos(root, sources),
+                       "the same 12 files with a 16 MB or a 49 MB video every 50th job, as phone uploads bring",
+                       min(rounds, 9))
             tiny = [m for m in media if m.endswith("10.jpg")]
             queue_cost(pg, root, tmp, tiny * JOBS, "one 33x17 JPEG, the shortest job there is (no target: the "
                        "queue's own cost against the job's)", min(rounds, 9), target=False)
@@ -340,6 +344,20 @@ def corpus_media(root, tmp):
                          input="\n".join(candidates) + "\n", text=True, cwd=root, capture_output=True).stdout
     results = [json.loads(line) for line in out.splitlines()]
     return sorted(r["source"] for r in results if r.get("error") is None)
+
+
+def with_large_videos(root, sources):
+    """`sources` with every 50th replaced by a large lossless H.264 file (4 s or 12 s of 1080p: 16 and 49 MB),
+    alternately. Its probe hashes the whole file, about 20-60 ms against the others' 0.7 ms: the worker must
+    neither take every held job for that slow (it gave a hundred back and claimed them again a few at a time,
+    once per large file: 1.10-1.14x local ingest) nor stop batching."""
+    large = []
+    for seconds in (4, 12):
+        rel = f"media/large-{seconds}s.mp4"
+        ffmpeg("-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={seconds}", "-c:v", "libx264",
+               "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", os.path.join(root, rel))
+        large.append(rel)
+    return [large[(i // 50) % 2] if i % 50 == 49 else source for i, source in enumerate(sources)]
 
 
 def queue_cost(pg, root, tmp, sources, what, rounds, target=True):
