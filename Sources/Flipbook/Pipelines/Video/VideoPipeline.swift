@@ -16,12 +16,12 @@ public struct VideoPipeline: MediaPipeline {
     /// ahead (`avformat_find_stream_info`) only when the headers leave one of those out (`needsDecoding`).
     /// Decoding ahead opens the stream's decoder for every file (an H.264 one zeroes a 766 KB context), and
     /// it was most of a probe's cost: `flipbook ingest --recipe probe --jobs 2` over the bench's 2,000 files
-    /// took 1,476-1,554 ms of CPU with it and 523-530 ms without, with the same results for every video in
-    /// the corpus.
+    /// took 1,476-1,554 ms of CPU with it and 484-530 ms without, with the same results for every video in
+    /// the corpus but a corrupt one (`hasAlpha` false instead of null).
     public func probe(_ input: MediaInput) throws -> MediaInfo {
         let av = try LibAV.api()
         let format = try FormatInput(source: input.source, probeStreams: false)
-        if try Self.needsDecoding(format) { try format.probeStreams() }
+        if Self.needsDecoding(format) { try format.probeStreams() }
         var info = MediaInfo(type: input.type)
         let duration = format.pointer.pointee.duration
         if duration != LibAV.noPTS, duration > 0 { info.durationMs = Int(duration / 1000) }
@@ -36,7 +36,9 @@ public struct VideoPipeline: MediaPipeline {
         info.orientation = orientation.rawValue
         info.codec = LibAV.codecName(par.pointee.codec_id)
         if stream.pointee.nb_frames > 0 { info.frames = Int(stream.pointee.nb_frames) }
-        if let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: par.pointee.format)) {
+        if Self.alphaAlongside(stream) {
+            info.hasAlpha = true
+        } else if let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: par.pointee.format)) {
             info.hasAlpha = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         } else if Self.opaqueCodecs.contains(par.pointee.codec_id) {
             info.hasAlpha = false
@@ -44,10 +46,20 @@ public struct VideoPipeline: MediaPipeline {
         return info
     }
 
+    /// WebM's AlphaMode (Matroska demuxer tag `alpha_mode` = 1): the alpha of a VP8 or VP9 stream travels
+    /// beside it (BlockAdditional), which libavcodec's native decoders ignore, so the pixel format says
+    /// yuv420p; a browser shows the transparency. (Posters and previews decode with the native decoders, so
+    /// they come out opaque.)
+    static func alphaAlongside(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        guard let av = try? LibAV.api(), let entry = av.av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0),
+              let value = entry.pointee.value else { return false }
+        return String(cString: value) == "1"
+    }
+
     /// Codecs whose libavcodec decoders (FFmpeg 5.1, Debian 12) never give a picture with alpha: when the
     /// container does not name the pixel format, probe need not decode to know there is no alpha. (VP8 and
-    /// VP9 carry alpha in WebM only beside the stream, which the native decoders ignore; HEVC's alpha layer
-    /// is not decoded before FFmpeg 7.1.)
+    /// VP9 carry alpha in WebM only beside the stream: `alphaAlongside`; HEVC's alpha layer is not decoded
+    /// before FFmpeg 7.1.)
     static let opaqueCodecs: Set<AVCodecID> = [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_AV1, AV_CODEC_ID_VP8,
                                                AV_CODEC_ID_VP9, AV_CODEC_ID_MPEG4, AV_CODEC_ID_MPEG1VIDEO,
                                                AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_H263, AV_CODEC_ID_THEORA]
@@ -55,7 +67,7 @@ public struct VideoPipeline: MediaPipeline {
     /// Whether the headers leave out something `probe` reports: the container's duration, or the one video
     /// stream's size, or its pixel format for a codec that may carry alpha. Files with several video streams
     /// are decoded ahead too, since which one is "best" may depend on what decoding finds.
-    static func needsDecoding(_ format: FormatInput) throws -> Bool {
+    static func needsDecoding(_ format: FormatInput) -> Bool {
         if format.pointer.pointee.duration == LibAV.noPTS { return true }
         let video = format.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
         guard video.count == 1, let par = video[0].pointee.codecpar else { return true }
