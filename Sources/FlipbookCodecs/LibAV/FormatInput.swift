@@ -32,6 +32,15 @@ package final class FormatInput {
         return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
     }
 
+    /// Whether a VP8 or VP9 stream carries alpha beside itself: WebM's AlphaMode, which the Matroska demuxer
+    /// gives as the stream tag `alpha_mode` = 1. The alpha travels in BlockAdditional data that libavcodec's
+    /// native decoders ignore, so the pixel format says yuv420p while a browser shows the transparency.
+    package static func carriesAlphaAlongside(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        guard let av = try? LibAV.api(), let entry = av.av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0),
+              let value = entry.pointee.value else { return false }
+        return String(cString: value) == "1"
+    }
+
     /// The default video stream, never an attached picture (cover art).
     package static func videoStream(_ format: FormatInput) throws -> Int {
         let av = try LibAV.api()

@@ -36,7 +36,8 @@ public struct VideoPipeline: MediaPipeline {
         info.orientation = orientation.rawValue
         info.codec = LibAV.codecName(par.pointee.codec_id)
         if stream.pointee.nb_frames > 0 { info.frames = Int(stream.pointee.nb_frames) }
-        if Self.alphaAlongside(stream) {
+        // WebM's AlphaMode first: the pixel format says opaque (and posters and previews, decoded natively, are).
+        if FormatInput.carriesAlphaAlongside(stream) {
             info.hasAlpha = true
         } else if let desc = av.av_pix_fmt_desc_get(AVPixelFormat(rawValue: par.pointee.format)) {
             info.hasAlpha = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
@@ -46,20 +47,10 @@ public struct VideoPipeline: MediaPipeline {
         return info
     }
 
-    /// WebM's AlphaMode (Matroska demuxer tag `alpha_mode` = 1): the alpha of a VP8 or VP9 stream travels
-    /// beside it (BlockAdditional), which libavcodec's native decoders ignore, so the pixel format says
-    /// yuv420p; a browser shows the transparency. (Posters and previews decode with the native decoders, so
-    /// they come out opaque.)
-    static func alphaAlongside(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
-        guard let av = try? LibAV.api(), let entry = av.av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0),
-              let value = entry.pointee.value else { return false }
-        return String(cString: value) == "1"
-    }
-
     /// Codecs whose libavcodec decoders (FFmpeg 5.1, Debian 12) never give a picture with alpha: when the
     /// container does not name the pixel format, probe need not decode to know there is no alpha. (VP8 and
-    /// VP9 carry alpha in WebM only beside the stream: `alphaAlongside`; HEVC's alpha layer is not decoded
-    /// before FFmpeg 7.1.)
+    /// VP9 carry alpha in WebM only beside the stream, `FormatInput.carriesAlphaAlongside`; HEVC's alpha
+    /// layer is not decoded before FFmpeg 7.1.)
     static let opaqueCodecs: Set<AVCodecID> = [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_AV1, AV_CODEC_ID_VP8,
                                                AV_CODEC_ID_VP9, AV_CODEC_ID_MPEG4, AV_CODEC_ID_MPEG1VIDEO,
                                                AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_H263, AV_CODEC_ID_THEORA]
