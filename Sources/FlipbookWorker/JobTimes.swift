@@ -1,5 +1,5 @@
 /// How long this worker's jobs take: what sizes its claims (`pace`) and what tells whether held jobs
-/// would wait too long for a thread (`expected(recipe:)`).
+/// would wait too long for a thread (`wait(for:threads:)`).
 ///
 /// Both are averages that move a tenth of the way to each new job's seconds. They used to be one decaying
 /// maximum, which read a single 60 ms probe of a 50 MB video among 0.7 ms ones as "every held job takes
@@ -36,6 +36,11 @@ struct JobTimes: Sendable {
     /// the first job).
     func expected(recipe: String) -> Double {
         byRecipe[recipe] ?? typical ?? 0
+    }
+
+    /// Seconds until `threads` threads have run `jobs`, each expected to take `expected(recipe:)`.
+    func wait(for jobs: ArraySlice<Job>, threads: Int) -> Double {
+        jobs.reduce(0) { $0 + expected(recipe: $1.recipe) } / Double(threads)
     }
 
     private static func moved(_ average: Double?, toward seconds: Double) -> Double {

@@ -174,11 +174,6 @@ public final class QueueWorker: Sendable {
     /// Seconds of waiting for a thread beyond which held jobs no thread has started are given back.
     static let longWait = 1.0
 
-    /// Seconds until `threads` threads have run `jobs`, by what recent jobs of their recipes took.
-    static func wait(of jobs: ArraySlice<Job>, times: JobTimes, threads: Int) -> Double {
-        jobs.reduce(0) { $0 + times.expected(recipe: $1.recipe) } / Double(threads)
-    }
-
     /// Holds `jobs` and hands what free threads there are to the pool.
     private func start(_ jobs: [Job]) {
         state.withLock { s in
@@ -240,7 +235,7 @@ public final class QueueWorker: Sendable {
             let unstarted = s.waiting.count - s.waitingHead
             let over = min(s.unfinished - limits.capacity, unstarted)
             var surplus: [Job] = []
-            if over > 0 && Self.wait(of: s.waiting[s.waitingHead...], times: s.times, threads: configuration.concurrency) > Self.longWait {
+            if over > 0 && s.times.wait(for: s.waiting[s.waitingHead...], threads: configuration.concurrency) > Self.longWait {
                 surplus = Array(s.waiting.suffix(over))
                 s.waiting.removeLast(over)
                 for held in surplus { s.running.removeValue(forKey: held.id) }

@@ -19,7 +19,7 @@ final class HoldLimitsTests: XCTestCase {
         XCTAssertEqual(QueueWorker.HoldLimits.limits(concurrency: 2, pace: times.pace).capacity, 130)
         times.record(recipe: "probe", seconds: 0.060)
         let held = (1...128).map { job($0, "probe") }
-        let wait = QueueWorker.wait(of: held[...], times: times, threads: 2)
+        let wait = times.wait(for: held[...], threads: 2)
         XCTAssertLessThan(wait, QueueWorker.longWait, "128 short jobs held after one slow one: \(wait) s expected")
         XCTAssertGreaterThan(QueueWorker.HoldLimits.limits(concurrency: 2, pace: times.pace).capacity, 20)
     }
@@ -35,8 +35,8 @@ final class HoldLimitsTests: XCTestCase {
         XCTAssertEqual(times.typical ?? 0, 0.03063, accuracy: 1e-5)
         XCTAssertEqual(QueueWorker.HoldLimits.limits(concurrency: 2, pace: times.pace).capacity, 4)
         let held = (1...10).map { job($0, "default") }
-        XCTAssertEqual(QueueWorker.wait(of: held[...], times: times, threads: 2), 1.5, accuracy: 1e-9)
-        XCTAssertGreaterThan(QueueWorker.wait(of: held[...], times: times, threads: 2), QueueWorker.longWait)
+        XCTAssertEqual(times.wait(for: held[...], threads: 2), 1.5, accuracy: 1e-9)
+        XCTAssertGreaterThan(times.wait(for: held[...], threads: 2), QueueWorker.longWait)
         // A recipe not seen yet is expected to take what recent jobs of any recipe took.
         XCTAssertEqual(times.expected(recipe: "tiny"), times.typical)
     }
