@@ -34,6 +34,8 @@ from pgqueue import Postgres, Workers, states  # noqa: E402
 from queue_tests import make_media  # noqa: E402
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/flipbook"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
 JOBS = int(os.environ.get("BENCH_INGEST_JOBS", "2000"))
 DAY = int(os.environ.get("BENCH_DAY_FILES", "1000"))
 # Which parts to run (e.g. BENCH_INGEST_PARTS=1,3 to skip the long default-recipe part).
@@ -321,9 +323,6 @@ def main():
     finally:
         pg.destroy()
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../shared/corpus")
 
 
 def corpus_media(root, tmp):
