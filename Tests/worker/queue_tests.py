@@ -125,15 +125,34 @@ def scenario_app(run):
     with app2.transaction():
         ids = [app2.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (m,)).fetchone()[0]
                for m in media[:4]]
-    pending = set(ids)
+    pending, notified = set(ids), []
     deadline = time.monotonic() + 300
     while pending and time.monotonic() < deadline:
         for note in app.notifies(timeout=1.0, stop_after=1):
+            notified.append(int(note.payload))
             pending.discard(int(note.payload))
         rows = app.execute("SELECT id FROM flipbook.jobs WHERE id = ANY(%s) AND state = 'done'", (list(pending),)).fetchall()
         app.commit()
         pending -= {r[0] for r in rows}
     check(not pending, f"jobs {sorted(pending)} not done: {states(run.conn)}")
+    # The contract's NOTIFY: each job that ended sent its id on flipbook_done, once. A job read as done before
+    # its NOTIFY was read has it waiting on the connection (psycopg keeps those that arrive during queries).
+    notified += [int(note.payload) for note in app.notifies(timeout=1.0)]
+    check(sorted(notified) == sorted(ids), f"flipbook_done sent {sorted(notified)} for jobs {sorted(ids)}")
+    # The NOTIFY is the table's (a trigger), not the worker's: a job an operator or an app ends by hand sends it
+    # too; cancelling sends none.
+    with app.transaction():
+        failed, cancelled = [app.execute("INSERT INTO flipbook.jobs (source, recipe, run_after) VALUES "
+                                         "('media/06.png', 'probe', now() + interval '1 day') RETURNING id").fetchone()[0]
+                             for _ in range(2)]
+    app.execute("UPDATE flipbook.jobs SET state = 'failed', finished_at = now(), "
+                "error = '{\"code\": \"operator\", \"message\": \"failed by hand\"}' WHERE id = %s", (failed,))
+    app.execute("UPDATE flipbook.jobs SET state = 'cancelled' WHERE id = %s", (cancelled,))
+    app.commit()
+    by_hand = [int(note.payload) for note in app.notifies(timeout=2.0)]
+    check(by_hand == [failed], f"flipbook_done sent {by_hand} for a job failed by hand ({failed}) and one cancelled")
+    app.execute("DELETE FROM flipbook.jobs WHERE id IN (%s, %s)", (failed, cancelled))
+    app.commit()
     for job_id, source in zip(ids, media[:4]):
         (result, attempts) = app.execute("SELECT result, attempts FROM flipbook.jobs WHERE id = %s", (job_id,)).fetchone()
         app.commit()
