@@ -26,6 +26,8 @@
 #define FB_AV_FUNCTIONS(X) \
     X(avutil, av_log_set_level) \
     X(avutil, av_log_get_level) \
+    X(avutil, av_log_set_callback) \
+    X(avutil, av_log_default_callback) \
     X(avutil, av_strerror) \
     X(avutil, av_malloc) \
     X(avutil, av_free) \

@@ -20,8 +20,18 @@ package final class FormatInput {
         if probeStreams { try self.probeStreams() }
     }
 
+    /// The decoders avformat_find_stream_info opens to decode ahead are libav's, not `CodecContext`s, so their
+    /// complaints about a damaged stream ("[h264 @ ...] error while decoding MB") reached the log of a host at
+    /// libav's default level, where our own decoders' never do. Their one door is the per-stream options,
+    /// which avcodec_open2 applies to each: they get `CodecContext`'s level offset through it.
     package func probeStreams() throws {
-        try LibAV.check(try LibAV.api().avformat_find_stream_info(pointer, nil), "avformat_find_stream_info", code: .corrupt)
+        let av = try LibAV.api()
+        let count = Int(pointer.pointee.nb_streams)
+        var options = [OpaquePointer?](repeating: nil, count: count)
+        for i in 0..<count { _ = av.av_dict_set(&options[i], "log_level_offset", "\(CodecContext.logLevelOffset)", 0) }
+        defer { for i in 0..<count { av.av_dict_free(&options[i]) } }
+        let status = options.withUnsafeMutableBufferPointer { av.avformat_find_stream_info(pointer, $0.baseAddress) }
+        try LibAV.check(status, "avformat_find_stream_info", code: .corrupt)
     }
 
     /// A stream's display matrix (rotation and mirroring side data), nine values; empty if it has none.

@@ -2,9 +2,10 @@ import CFFmpeg
 
 /// libav's log level, which is one setting for the whole process.
 ///
-/// Flipbook's own codec contexts log three levels below what libav would (see `CodecContext`), so a host
-/// at libav's default level sees none of their messages; the demuxers' warnings about damaged files
-/// still reach libav's log. Flipbook never changes the process-wide level itself: the `flipbook`
+/// Flipbook's own codec contexts log three levels below what libav would (see `CodecContext`), and so do the
+/// decoders avformat_find_stream_info opens for it (`FormatInput.probeStreams`), so a host at libav's default
+/// level sees none of their messages; the demuxers' warnings about damaged files still reach libav's log (a
+/// format context has no level offset). Flipbook never changes the process-wide level itself: the `flipbook`
 /// executable calls ``silenceProcessWide()`` at start, as an app that wants quiet may.
 public enum LibAVLog {
     /// Sets libav's process-wide log level to quiet, now if libav is loaded, else the moment Flipbook
