@@ -4,8 +4,8 @@
      `flipbook ingest --recipe probe` on the same files (target: the worker within 1.1x, over 1,000 jobs/s),
      median of BENCH_INGEST_ROUNDS (21) alternating rounds, with a worker started for each round and, beside
      it, one kept running between rounds (a deployed worker's steady state); then the same on three other sets
-     of inputs, nine rounds each: the corpus files probe accepts (when the corpus is there), the first set with a large video
-     every 50th job, and one tiny JPEG.
+     of inputs, nine rounds each: the corpus files probe accepts (when the corpus is there), the first set with
+     a large video every 50th job, and one tiny JPEG.
   2. The default recipe on "a day of uploads" (BENCH_DAY_FILES, 1,000 distinct files: mostly stills of phone
      and web sizes and GIFs, some videos): one worker process against two, and against the shell loop a user
      would otherwise script (ffprobe, then ffmpeg for each MP4, poster, preview and storyboard sheet and
@@ -106,8 +106,9 @@ def fresh(pg):
 
 def run_jobs(pg, root, out, logdir, sources, recipe, processes, concurrency, sample_every=0, running=None):
     """Enqueues `sources` in one transaction, with `processes` workers already listening (started here, or the
-    processes `running`, left running); waits until every job has ended. Returns seconds, peak RSS (MB, largest worker), RSS samples [(done, MB per worker)], counts, and
-    the CPU seconds the run cost the workers and PostgreSQL (from the commit to the last job's end).
+    processes `running`, left running); waits until every job has ended. Returns seconds, peak RSS (MB, largest
+    worker), RSS samples [(done, MB per worker)], counts, and the CPU seconds the run cost the workers and
+    PostgreSQL (from the commit to the last job's end).
 
     The seconds are PostgreSQL's own: from the commit of the enqueueing transaction to the commit of the last
     job's result (`track_commit_timestamp`), so how often the bench looks does not move them. It looks every
@@ -396,10 +397,8 @@ def queue_cost(pg, root, tmp, sources, what, rounds, target=True, steady=False):
         if steady:
             os.kill(kept_proc.pid, signal.SIGCONT)
             kept_workers.stop_all()
-    w_wall, w_cpu, w_pg = (statistics.median(r[i] for r in worker) for i in range(3))
+    w_wall, w_cpu, w_pg, pairs = against_local(worker, local)
     l_wall, l_cpu = (statistics.median(r[i] for r in local) for i in range(2))
-    # Each worker round beside the local round after it: drift of the host over the run moves both alike.
-    pairs = sorted(w[0] / l[0] for w, l in zip(worker, local))
     print(f"  worker: {w_wall:.2f} s = {JOBS / w_wall:.0f} jobs/s (rounds: {', '.join(f'{r[0]:.2f}' for r in worker)}); "
           f"CPU {w_cpu * 1e6 / JOBS:.0f} us a job in the worker + {w_pg * 1e6 / JOBS:.0f} us in PostgreSQL; peak RSS {rss:.0f} MB")
     print(f"  local ingest of the same {JOBS} files: {l_wall:.2f} s = {JOBS / l_wall:.0f} files/s "
@@ -408,14 +407,20 @@ def queue_cost(pg, root, tmp, sources, what, rounds, target=True, steady=False):
           f"{pairs[0]:.2f}-{pairs[-1]:.2f}x), {(w_cpu + w_pg) / l_cpu:.2f}x CPU with PostgreSQL's"
           + (" (target <= 1.1x; > 1,000 jobs/s)" if target else ""))
     if steady:
-        k_wall, k_cpu, k_pg = (statistics.median(r[i] for r in kept) for i in range(3))
-        kept_pairs = sorted(k[0] / l[0] for k, l in zip(kept, local))
+        k_wall, k_cpu, k_pg, kept_pairs = against_local(kept, local)
         print(f"  a worker kept running between rounds: {k_wall:.2f} s = {JOBS / k_wall:.0f} jobs/s (rounds: "
               f"{', '.join(f'{r[0]:.2f}' for r in kept)}; the first, right after its start, included); CPU "
               f"{k_cpu * 1e6 / JOBS:.0f} us a job in the worker + {k_pg * 1e6 / JOBS:.0f} us in PostgreSQL")
         print(f"  ratio kept worker/local: {k_wall / l_wall:.2f}x wall (round by round: median "
               f"{statistics.median(kept_pairs):.2f}x, {kept_pairs[0]:.2f}-{kept_pairs[-1]:.2f}x), "
               f"{(k_cpu + k_pg) / l_cpu:.2f}x CPU with PostgreSQL's")
+
+
+def against_local(rounds, local):
+    """Medians of worker rounds [(seconds, worker CPU, PostgreSQL CPU)], and each round's wall time over the local
+    round after it, sorted: drift of the host over the run moves both alike."""
+    wall, cpu, pg = (statistics.median(r[i] for r in rounds) for i in range(3))
+    return wall, cpu, pg, sorted(w[0] / l[0] for w, l in zip(rounds, local))
 
 
 def one_database(pg, root, tmp, media):

@@ -13,7 +13,7 @@ private let loudCodecMessages = Atomic<Int>(0)
 /// avformat_find_stream_info opens to decode ahead the same (before, a probe of the corpus's
 /// `no_timescale.mp4` printed h264's "error while decoding MB" lines). The callback is libav's one per process:
 /// only this test sets it, and it puts libav's own back.
-@Suite(.offPool, .serialized) struct LibAVLogTests {
+@Suite(.offPool) struct LibAVLogTests {
     @Test(.enabled(if: Corpus.available, Corpus.skipMessage))
     func decodingAheadIsQuietAtTheDefaultLevel() throws {
         let av = try LibAV.api()
