@@ -4,7 +4,8 @@
   doc_examples.py BIN_DIR REPO_ROOT FILE.md...
 
 Every ```sh block of each FILE is run, line by line, with bash, in a new temporary folder that holds a link to
-REPO_ROOT/samples, with BIN_DIR first on the PATH (where `flipbook` is). A block right after an HTML comment
+REPO_ROOT/samples and nothing else (no `out/`: the commands make the folders they write into, as they must in
+a fresh checkout), with BIN_DIR first on the PATH (where `flipbook` is). A block right after an HTML comment
 `<!-- not-run: REASON -->` is skipped and its reason printed. Comment lines and blank lines are skipped; a
 trailing `# ...` comment stays (bash ignores it). Prints "ok"/"FAIL"/"skip" per command, then
 "examples: N passed, N failed, N skipped"; exit status 1 if any failed or if a FILE has no example that ran.
@@ -62,7 +63,7 @@ def main():
                 for command in body:
                     if not command.strip() or command.lstrip().startswith("#"):
                         continue
-                    run = subprocess.run(["bash", "-c", "set -o pipefail; mkdir -p out/ex; " + command], cwd=work, env=env,
+                    run = subprocess.run(["bash", "-c", "set -o pipefail; " + command], cwd=work, env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
                     if run.returncode == 0:
                         passed += 1

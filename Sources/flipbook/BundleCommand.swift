@@ -20,6 +20,10 @@ struct BundleCommand: ParsableCommand {
         guard PosterPosition(at) != nil else { throw ValidationError("--at takes 12.5s, 1500ms or 10%") }
         guard case .seconds(let s)? = PosterPosition(interval), s > 0 else { throw ValidationError("--interval takes 10s, 500ms or seconds") }
         guard posterSize > 0, previewSize > 1 else { throw ValidationError("sizes must be positive") }
+        if let poster { _ = try stillFormat(of: poster, option: "--poster") }
+        if let preview, fileExtension(preview).flatMap(PreviewFormat.init(fileExtension:)) == nil {
+            throw ValidationError("--preview must end in .mp4, .m4v, .mov, .webm, .gif or .webp")
+        }
     }
 
     func run() throws {

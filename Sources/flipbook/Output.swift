@@ -1,11 +1,27 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import Flipbook
 
-/// Writes `bytes` to `path` atomically (see `AtomicFile.write`), refusing to replace any of `inputs`.
+/// Writes `bytes` to `path` atomically (see `AtomicFile.write`), refusing to replace any of `inputs`. Creates
+/// the folder it goes in if missing, as `convert` always did: `thumb a.jpg -o out/a.jpg` in a fresh checkout,
+/// where `out/` is not there yet, used to do the work and then fail to write it.
 func writeAtomically(_ bytes: [UInt8], to path: String, protecting inputs: [String]) throws {
+    let folder = parentDirectory(path)
+    if !isDirectory(folder) { try makeDirectory(folder) }
     try AtomicFile.write(bytes, to: path, protecting: inputs)
+}
+
+/// The still format an output name's extension asks for: nil without an extension (JPEG then); a usage error
+/// for an extension we do not write. `thumb -o t.gif` used to write JPEG bytes under that name, where
+/// vipsthumbnail and ffmpeg refuse a name whose format they cannot write.
+func stillFormat(of path: String, option: String) throws -> OutputFormat? {
+    guard let ext = fileExtension(path) else { return nil }
+    guard let format = OutputFormat(fileExtension: ext) else {
+        throw ValidationError("\(option) \(path): flipbook writes stills as .jpg, .png or .webp, not .\(ext)")
+    }
+    return format
 }
 
 func isDirectory(_ path: String) -> Bool {

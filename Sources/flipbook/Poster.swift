@@ -21,6 +21,7 @@ struct Poster: ParsableCommand {
     func validate() throws {
         guard PosterPosition(at) != nil else { throw ValidationError("--at takes 12.5s, 1500ms or 10%") }
         guard size > 0 else { throw ValidationError("--size must be positive") }
+        if output != "-" { _ = try stillFormat(of: output, option: "-o") }
     }
 
     func run() throws {

@@ -32,8 +32,10 @@ struct StoryboardCommand: ParsableCommand {
             options.tileSize = size
             options.decodeThreads = threads
             let board = try Storyboard.make(try MediaInput(path: input), options: options)
-            try writeStoryboard(board, to: output, protecting: [input])
-            printError("\(board.cues.count) tiles in \(board.sheets.count) sheet(s), \(output)/storyboard.vtt")
+            // `-o sheets/` names the same folder as `-o sheets`: no double slash in the paths we print.
+            let folder = output.count > 1 && output.hasSuffix("/") ? String(output.dropLast()) : output
+            try writeStoryboard(board, to: folder, protecting: [input])
+            printError("\(board.cues.count) tiles in \(board.sheets.count) sheet(s), \(folder)/storyboard.vtt")
         } catch {
             printError("flipbook: \(input): \(describe(error))")
             throw ExitCode(1)

@@ -36,6 +36,9 @@ struct Thumb: ParsableCommand {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive") }
         guard frame >= 0 else { throw ValidationError("--frame must be 0 or more") }
+        if format == nil, output != "-", inputs.count == 1, !output.hasSuffix("/"), !isDirectory(output) {
+            _ = try stillFormat(of: output, option: "-o")
+        }
     }
 
     func run() throws {

@@ -66,6 +66,39 @@ import Testing
         #expect(info.type == .webp && info.width == 64 && info.height == 48 && info.hasAlpha == true)
     }
 
+    /// An output's missing folders are made (a fresh checkout has no `out/`), and a name whose extension
+    /// is no still format we write is a usage error before any work, as vipsthumbnail and ffmpeg refuse it:
+    /// it used to get JPEG bytes. ffprobe, not our decoder, says what was written.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func outputsMakeTheirFoldersAndUnknownExtensionsAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        let jpeg = "\(Self.samples)/mandelbrot-1600x1200.jpg", video = "\(Self.samples)/testsrc2-480x270-4s.mp4"
+        let thumb = try flipbook("thumb", jpeg, "-o", dir.path("a/b/thumb.webp"), "--size", "64")
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let poster = try flipbook("poster", video, "-o", dir.path("c/poster.png"), "--size", "64")
+        #expect(poster.status == 0, "\(poster.stderr)")
+        let preview = try flipbook("preview", video, "-o", dir.path("d/e/hover.mp4"), "--segments", "1", "--size", "64")
+        #expect(preview.status == 0, "\(preview.stderr)")
+        func codec(_ path: String) throws -> String {
+            try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+                                                 "-of", "csv=p=0", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try codec(dir.path("a/b/thumb.webp")) == "webp")
+        #expect(try codec(dir.path("c/poster.png")) == "png")
+        #expect(try codec(dir.path("d/e/hover.mp4")) == "h264")
+        for (args, name) in [(["thumb", jpeg, "-o", dir.path("t.gif")], "t.gif"), (["poster", video, "-o", dir.path("p.tiff")], "p.tiff"),
+                             (["bundle", video, "--poster", dir.path("b.xyz")], "b.xyz")] {
+            let refused = try Run.program(Self.binary, args)
+            #expect(refused.status == 64, "\(args[0]) -o \(name): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.contains(".jpg, .png or .webp"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path(name)), "\(name) was written")
+        }
+        // --format names the format, whatever the name says.
+        let named = try flipbook("thumb", jpeg, "-o", dir.path("t.gif"), "--format", "png", "--size", "32")
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(try codec(dir.path("t.gif")) == "png")
+    }
+
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
     func aBadFileIsReportedAndTheOthersStillConvert() throws {
         let dir = try TemporaryDirectory()
