@@ -8,7 +8,8 @@ struct ReportLine: Sendable {
     var input: String
     var output: String
     var status = "failed"
-    var error: String?
+    /// Why it failed: `{"code", "message"}` in the JSON, as `probe --json` and `ingest` give it.
+    var error: (code: String, message: String)?
     var note: String?
     var inputBytes: Int?
     var outputBytes: Int?
@@ -30,7 +31,7 @@ struct ReportLine: Sendable {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
         func s(_ v: String?) -> String { v.map(JSON.string) ?? "null" }
         let r = ratio.map { String(Double(Int($0 * 100)) / 100) } ?? "null"
-        return "{\"input\":\(s(input)),\"output\":\(s(output)),\"status\":\(s(status)),\"error\":\(s(error)),"
+        return "{\"input\":\(s(input)),\"output\":\(s(output)),\"status\":\(s(status)),\"error\":\(error.map { "{\"code\":\(s($0.code)),\"message\":\(s($0.message))}" } ?? "null"),"
             + "\"note\":\(s(note)),\"inputBytes\":\(n(inputBytes)),\"outputBytes\":\(n(outputBytes)),\"ratio\":\(r),"
             + "\"frames\":\(n(frames)),\"encodedFrames\":\(n(encodedFrames)),\"durationMs\":\(n(durationMs)),"
             + "\"loopCount\":\(n(loopCount)),\"crf\":\(n(crf)),\"ssim\":\(ssim.map { String(Double(Int($0 * 10000)) / 10000) } ?? "null"),"
@@ -106,7 +107,10 @@ final class ConversionProgress: @unchecked Sendable {
                 ? " (the \(kind) is smaller: kept where it is)" : " (the \(kind) is smaller: copied to \(line.output))"
         case "converted":
             guard let r = line.ratio else { return "" }
-            return r >= 1 ? " (\(String(format1: r))x smaller)" : " (\(String(format1: 1 / r))x larger)"
+            // Under 2x as a percentage: a 1.09 ratio read "1.0x smaller".
+            if r >= 2 { return " (\(String(format1: r))x smaller)" }
+            if r >= 1 { return " (\(Int(((1 - 1 / r) * 100).rounded(.down)))% smaller)" }
+            return r > 0.5 ? " (\(Int(((1 / r - 1) * 100).rounded(.up)))% larger)" : " (\(String(format1: 1 / r))x larger)"
         default:
             return line.note.map { " (\($0))" } ?? ""
         }
@@ -117,7 +121,7 @@ final class ConversionProgress: @unchecked Sendable {
         var text = "\(converted) converted"
         if kept > 0 { text += ", \(kept) kept as the original (smaller than the video)" }
         text += ", \(skipped) up to date, \(failed) failed"
-        if converted + kept > 0 { text += "; \(Self.size(bytesIn)) of GIF became \(Self.size(bytesOut))" }
+        if converted + kept > 0 { text += "; \(Self.size(bytesIn)) of animations became \(Self.size(bytesOut))" }
         printError(text)
     }
 

@@ -142,7 +142,7 @@ struct Convert: ParsableCommand {
                 } catch {
                     failures.add(1, ordering: .relaxed)
                     line.status = "failed"
-                    line.error = describe(error)
+                    line.error = ((error as? FlipbookError)?.code.rawValue ?? "error", describe(error))
                     printError("flipbook: \(job.input): \(describe(error))")
                 }
                 line.milliseconds = monotonicMs() - started

@@ -110,6 +110,25 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.path("out/mandelbrot-1600x1200.jpg")))
         #expect(!FileManager.default.fileExists(atPath: dir.path("out/broken.jpg")))
     }
+
+    /// `convert --report` gives a failure as `{"code", "message"}`, as docs/cli.md says and as `probe --json`
+    /// and `ingest` do; it was a bare message.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func convertReportsAFailureWithItsCode() throws {
+        let dir = try TemporaryDirectory()
+        try Data([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x10, 0x00]).write(to: URL(fileURLWithPath: dir.path("cut.gif")))
+        let run = try flipbook("convert", dir.path("cut.gif"), "\(Self.samples)/testsrc-160x120-2s.gif", "-o", dir.path("out"),
+                               "--report", dir.path("r.jsonl"), "--preset", "ultrafast")
+        #expect(run.status == 1, "\(run.stderr)")
+        let rows = try String(contentsOfFile: dir.path("r.jsonl"), encoding: .utf8).split(separator: "\n")
+            .map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let failed = try #require(rows.first { ($0["input"] as? String)?.hasSuffix("cut.gif") == true })
+        let error = try #require(failed["error"] as? [String: Any], "\(failed)")
+        #expect(["truncated", "corrupt"].contains(error["code"] as? String ?? ""), "\(error)")
+        #expect((error["message"] as? String)?.isEmpty == false)
+        let converted = try #require(rows.first { ($0["input"] as? String)?.hasSuffix("testsrc-160x120-2s.gif") == true })
+        #expect(converted["status"] as? String == "converted" && converted["error"] is NSNull, "\(converted)")
+    }
 }
 
 extension CLITests {
