@@ -48,6 +48,7 @@ struct IngestCommand: ParsableCommand {
         Allocator.keepLargeBlocksMapped()
         try makeDirectory(output)
         let sources = try gatherSources()
+        if let manifest { try Self.checkManifest(manifest, sources: sources) }
         let workers = min(max(1, sources.count), jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var ingester = Ingester(outputRoot: output, recipes: book)
         // Several sources at once: one encoder thread each, as `convert --jobs` does.
@@ -86,6 +87,20 @@ struct IngestCommand: ParsableCommand {
             try writeAtomically(Array(text.utf8), to: manifest, protecting: sources)
         }
         if failures.load(ordering: .relaxed) > 0 { throw ExitCode(1) }
+    }
+
+    /// Refuses, before any work, a manifest that could not be written at the end: the results of a whole
+    /// batch used to be lost when its folder was missing (it is now made) or it named a folder or an input.
+    static func checkManifest(_ path: String, sources: [String]) throws {
+        if isDirectory(path) { throw ValidationError("--manifest \(path) is a folder") }
+        if let source = sources.first(where: { sameFile($0, path) }) {
+            throw ValidationError("--manifest \(path) is the input \(source): refusing to overwrite it")
+        }
+        let folder = parentDirectory(path)
+        if !isDirectory(folder) { try makeDirectory(folder) }
+        guard access(folder, W_OK) == 0 else {
+            throw FlipbookError(.io, "cannot write the manifest \(path)", underlying: String(cString: strerror(errno)))
+        }
     }
 
     /// The files to ingest: named files as given, folders recursed (hidden entries and the output folder

@@ -120,6 +120,24 @@ import Testing
         for (file, identity) in before { #expect(try Self.fileIdentity(file) == identity, "\(file) was rewritten") }
     }
 
+    /// `--manifest` in a folder not made yet is written (its folder made); one naming a folder is refused
+    /// before any work, where the whole batch's results used to be lost after it.
+    @Test func manifestFolderIsMadeOrRefusedBeforeTheWork() throws {
+        let dir = try TemporaryDirectory()
+        let sample = packageRoot.appendingPathComponent("samples/gray-1000x700.jpg").path
+        let made = try Run.program(Self.binary, ["ingest", sample, "-o", dir.path("out"), "--recipe", "probe",
+                                                 "--manifest", dir.path("new/deeper/m.jsonl")])
+        #expect(made.status == 0, "\(made.stderr)")
+        let lines = try Self.results(try String(contentsOfFile: dir.path("new/deeper/m.jsonl"), encoding: .utf8))
+        #expect(lines.count == 1 && lines.first?["width"] as? Int == 1000, "\(lines)")
+        try FileManager.default.createDirectory(atPath: dir.path("folder"), withIntermediateDirectories: true)
+        let refused = try Run.program(Self.binary, ["ingest", sample, "-o", dir.path("out2"), "--manifest", dir.path("folder")])
+        #expect(refused.status == 64, "\(refused.status) \(refused.stderr)")
+        #expect(refused.stderr.contains("is a folder"), "\(refused.stderr)")
+        let written = (try? FileManager.default.subpathsOfDirectory(atPath: dir.path("out2"))) ?? []
+        #expect(!written.contains { $0.hasSuffix(".webp") || $0.hasSuffix(".jpg") }, "derivatives made before the refusal: \(written)")
+    }
+
     @Test func recipeFilesAndStandardInput() throws {
         let dir = try TemporaryDirectory()
         let recipe = dir.path("recipe.json")
