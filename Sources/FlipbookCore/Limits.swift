@@ -49,6 +49,12 @@ public struct Limits: Sendable, Equatable {
     /// The coded video frame limit actually applied: `maxVideoFramePixels`, no looser than `maxPixels`.
     public var videoFramePixelLimit: Int { min(maxVideoFramePixels, maxPixels) }
 
+    /// Megapixels for a message: whole from 10 MP, else to a tenth, rounded down ("1.9 MP" over a 1 MP limit
+    /// read "1 MP, over the 1 MP limit"; a limit under 1 MP read "0 MP").
+    static func megapixels(_ pixels: Int) -> String {
+        pixels >= 10_000_000 ? "\(pixels / 1_000_000)" : "\(pixels / 1_000_000).\(pixels / 100_000 % 10)"
+    }
+
     /// Throws if a `width` x `height` image may not be decoded (over `limit`, `maxPixels` by default).
     package func checkPixels(width: Int, height: Int, limit: Int? = nil, what: String = "image") throws {
         let maxPixels = limit ?? self.maxPixels
@@ -58,7 +64,7 @@ public struct Limits: Sendable, Equatable {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > maxPixels {
             throw FlipbookError(.limitExceeded,
-                                "\(what) is \(width)x\(height) (\(pixels / 1_000_000) MP), over the \(maxPixels / 1_000_000) MP limit")
+                                "\(what) is \(width)x\(height) (\(Self.megapixels(pixels)) MP), over the \(Self.megapixels(maxPixels)) MP limit")
         }
     }
 
@@ -74,7 +80,7 @@ public struct Limits: Sendable, Equatable {
     package func checkAnimation(width: Int, height: Int, frames: Int, durationMs: Int, what: String) throws {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > canvasPixelLimit {
-            throw FlipbookError(.limitExceeded, "\(what) canvas is \(width)x\(height), over the \(canvasPixelLimit / 1_000_000) MP limit")
+            throw FlipbookError(.limitExceeded, "\(what) canvas is \(width)x\(height), over the \(Self.megapixels(canvasPixelLimit)) MP limit")
         }
         if frames > maxFrames {
             throw FlipbookError(.limitExceeded, "\(what) has \(frames) frames, over the \(maxFrames)-frame limit")
