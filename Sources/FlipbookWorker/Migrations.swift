@@ -57,20 +57,54 @@ public enum Migrations {
 
     public static var latestVersion: Int { steps.last?.version ?? 0 }
 
-    /// Creates or upgrades schema `flipbook`; returns the versions it applied.
+    /// Creates or upgrades schema `flipbook` over a connection from `client`; returns the versions it applied.
     @discardableResult
     public static func migrate(client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger).collect()
+        try await client.withConnection { connection in try await migrate(connection: connection, logger: logger) }
+    }
+
+    /// Creates or upgrades schema `flipbook` over one connection of its own, made from `configuration`: while
+    /// the server cannot be reached (refused, unresolvable, timed out) it tries again with backoff for up to
+    /// `waitSeconds` (a migration Job may start before its database), then throws that connection error. Other
+    /// errors (a wrong password, a failed statement) throw at once. Through a pool, a wrong address was retried
+    /// for ever: `flipbook worker --migrate` never exited.
+    @discardableResult
+    public static func migrate(configuration: PostgresConnection.Configuration, waitSeconds: Double = 60,
+                               logger: Logger) async throws -> [Int] {
+        let start = ContinuousClock.now
+        var backoff = Backoff()
+        while true {
+            let connection: PostgresConnection
             do {
-                let applied = try await apply(connection, logger: logger)
-                _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+                connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            } catch let error as PSQLError where error.code == .connectionError {
+                guard start.duration(to: .now) < .seconds(waitSeconds) else { throw error }
+                logger.warning("cannot reach PostgreSQL yet, trying again: \(String(reflecting: error))")
+                try await Task.sleep(for: .seconds(backoff.next()))
+                continue
+            }
+            do {
+                let applied = try await migrate(connection: connection, logger: logger)
+                try? await connection.close()
                 return applied
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger).collect()
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+                try? await connection.close()
                 throw error
             }
+        }
+    }
+
+    /// Applies the missing migrations over `connection`, holding the advisory lock.
+    static func migrate(connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger).collect()
+        do {
+            let applied = try await apply(connection, logger: logger)
+            _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+            return applied
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger).collect()
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
+            throw error
         }
     }
 

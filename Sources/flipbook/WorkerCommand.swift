@@ -57,24 +57,20 @@ struct WorkerCommand: ParsableCommand {
             connection = try DatabaseURL.connectionConfiguration(database)
         } catch {
             printError("flipbook worker: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(64)
         }
         let failed = FailureFlag()
         let done = DispatchSemaphore(value: 0)
         if migrate {
             let logger = logger
             Task {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await client.run() }
-                    do {
-                        let applied = try await Migrations.migrate(client: client, logger: logger)
-                        printError("flipbook worker: schema flipbook at version \(Migrations.latestVersion)"
-                                   + (applied.isEmpty ? " (nothing to do)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
-                    } catch {
-                        printError("flipbook worker --migrate: \(String(reflecting: error))")
-                        failed.set()
-                    }
-                    group.cancelAll()
+                do {
+                    let applied = try await Migrations.migrate(configuration: connection, logger: logger)
+                    printError("flipbook worker: schema flipbook at version \(Migrations.latestVersion)"
+                               + (applied.isEmpty ? " (nothing to do)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
+                } catch {
+                    printError("flipbook worker --migrate: \(String(reflecting: error))")
+                    failed.set()
                 }
                 done.signal()
             }
@@ -101,7 +97,7 @@ struct WorkerCommand: ParsableCommand {
             recipes = try recipe.map { try RecipeBook.load(path: $0) } ?? .builtIn
         } catch {
             printError("flipbook worker: --recipe: \(describe(error))")
-            throw ExitCode(2)
+            throw ExitCode(64)
         }
         let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency)
         let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0) }
