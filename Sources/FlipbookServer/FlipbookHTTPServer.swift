@@ -94,8 +94,11 @@ public final class FlipbookHTTPServer: Sendable {
     public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some Service {
         // No idle timeout here: `CachedMediaHandler` keeps it for every request (CachedMediaChannel).
         var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WriteBufferLimits()], idleTimeout: nil)
-        // Header limits: 8 KB a field, 32 KB in all (NIO answers 431 or closes beyond them).
-        http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
+        // Header limits: 32 KB in all, 100 fields (beyond them NIO's parser fails and the connection gets an
+        // empty 400). NIO counts the request target as a field, so a field may be as long as the whole: at
+        // 8 KB a field, a target over 8 KB never reached `RequestTarget`, whose 414 `uri-too-long` (nginx's
+        // answer to a request line over its 8 KB buffers) the docs promise.
+        http1.httpDecoder = .init(maxHeaderFieldSize: 32 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         let group = EventLoopGroupProvider.singleton.eventLoopGroup
         let responder: HTTPChannelHandler.Responder = { [self] request, writer, channel in
             var response = await handle(request, connection: channel)
@@ -146,6 +149,11 @@ public final class FlipbookHTTPServer: Sendable {
             answer = Answer(response: Self.error(error.status, error.code, error.message), route: "error")
         } catch {
             answer = Answer(response: respond(to: error), route: "error")
+        }
+        // Pages, listings, errors and metrics carry their length in the header (only media answers set
+        // `bodyBytes`): the log line and the bytes metric said 0 B for a 17 KB gallery page.
+        if answer.bodyBytes == 0, let length = answer.response.headers[.contentLength].flatMap({ Int($0) }) {
+            answer.bodyBytes = length
         }
         if request.method == .head, answer.response.status != .notModified {
             // GET's status and headers (Content-Length included), no body: errors too, on every route.
