@@ -12,6 +12,10 @@ public struct Image: Sendable, Equatable {
     /// The ICC profile the pixels are in, when a request keeps the source's (`keepProfile`); nil means sRGB.
     /// Encoders embed it. Operations that make a new image do not carry it: the pipeline sets it last.
     public var iccProfile: [UInt8]?
+    /// What the decoder recovered from, in its own words: a JPEG cut short is decoded as far as it goes (the
+    /// rest grey), as browsers and libvips show it, with libjpeg's "Premature end of JPEG file" here. Like
+    /// `iccProfile`, operations that make a new image do not carry it: the pipeline sets it last.
+    public var warnings: [String] = []
 
     /// An image over `pixels` (`width` x `height` x `channels` bytes, rows top to bottom, no padding).
     public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {

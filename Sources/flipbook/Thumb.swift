@@ -75,6 +75,7 @@ struct Thumb: ParsableCommand {
                     let input = try MediaInput(path: job.input, limits: limits)
                     let thumbnail = try input.thumbnail(request)
                     try writeAtomically(thumbnail.data, to: job.output, protecting: allInputs)
+                    for warning in thumbnail.warnings { printError("flipbook: \(job.input): warning: \(warning)") }
                     progress.step(failed: false)
                 } catch {
                     failures.add(1, ordering: .relaxed)
@@ -107,12 +108,13 @@ extension Thumb {
             let input = inputs[0] == "-" ? try MediaInput(bytes: try readAll(fd: 0, limit: limits.maxInputBytes), name: "stdin", limits: limits)
                                          : try MediaInput(path: inputs[0], limits: limits)
             let thumbnail = try input.thumbnail(ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality,
-                                                                 format: chosen, frameIndex: frame))
+                                                                 format: chosen, frameIndex: frame, keepProfile: keepProfile))
             if output == "-" {
                 try writeAll(thumbnail.data, fd: 1)
             } else {
                 try writeAtomically(thumbnail.data, to: output, protecting: inputs[0] == "-" ? [] : inputs)
             }
+            for warning in thumbnail.warnings { printError("flipbook: \(inputs[0]): warning: \(warning)") }
         } catch {
             printError("flipbook: \(inputs[0]): \(describe(error))")
             throw ExitCode(1)

@@ -111,6 +111,37 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.path("out/broken.jpg")))
     }
 
+    /// A JPEG cut short is decoded as far as it goes and the rest left grey, as ffmpeg and browsers show it
+    /// (rejecting it would fail the corpus rule), with libjpeg's warning on standard error as vipsthumbnail
+    /// prints it; it used to succeed in silence. References are ffmpeg's: its scale of the whole original for
+    /// the top band, and its decode of our output.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func aTruncatedJPEGIsDecodedAsFarAsItGoesWithAWarning() throws {
+        let dir = try TemporaryDirectory()
+        let original = "\(Self.samples)/mandelbrot-1600x1200.jpg"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+        try bytes.prefix(bytes.count * 4 / 10).write(to: URL(fileURLWithPath: dir.path("cut.jpg")))
+        let cut = try flipbook("thumb", dir.path("cut.jpg"), "-o", dir.path("cut.png"))
+        #expect(cut.status == 0, "\(cut.stderr)")
+        #expect(cut.stderr.contains("cut.jpg: warning: Premature end of JPEG file"), "\(cut.stderr)")
+        let whole = try flipbook("thumb", original, "-o", dir.path("whole.png"))
+        #expect(whole.status == 0 && !whole.stderr.contains("warning"), "\(whole.stderr)")
+        func rgb(_ args: [String], _ name: String) throws -> [UInt8] {
+            let run = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args + ["-f", "rawvideo", "-pix_fmt", "rgb24", dir.path(name)])
+            #expect(run.status == 0, "\(run.stderr)")
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path(name))))
+        }
+        let ours = try rgb(["-i", dir.path("cut.png")], "ours.rgb")
+        let reference = try rgb(["-i", original, "-vf", "scale=256:192:flags=area"], "reference.rgb")
+        try #require(ours.count == 256 * 192 * 3 && reference.count == ours.count, "\(ours.count) bytes")
+        func meanDifference(rows: Range<Int>) -> Double {
+            let range = (rows.lowerBound * 256 * 3)..<(rows.upperBound * 256 * 3)
+            return Double(range.reduce(0) { $0 + abs(Int(ours[$1]) - Int(reference[$1])) }) / Double(range.count)
+        }
+        #expect(meanDifference(rows: 0..<40) < 6, "the decoded top band: \(meanDifference(rows: 0..<40))")
+        #expect(meanDifference(rows: 152..<192) > 20, "the missing bottom band is not the picture: \(meanDifference(rows: 152..<192))")
+    }
+
     /// `convert --report` gives a failure as `{"code", "message"}`, as docs/cli.md says and as `probe --json`
     /// and `ingest` do; it was a bare message.
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))

@@ -8,6 +8,8 @@ public struct EncodedImage: Sendable {
     public let height: Int
     /// JPEG, PNG or WebP.
     public let format: OutputFormat
+    /// What the decoder recovered from (`Image.warnings`): the picture may be incomplete.
+    public let warnings: [String]
 
     /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), PNG and WebP through libavcodec.
     public init(image: Image, format: OutputFormat, quality: Int) throws {
@@ -24,5 +26,6 @@ public struct EncodedImage: Sendable {
         width = image.width
         height = image.height
         self.format = format
+        warnings = image.warnings
     }
 }

@@ -99,10 +99,10 @@ struct StillPipeline: MediaPipeline {
         let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
         let chosen = plan.shrinkOnLoad(from: factors.map { Double($0.num) / Double($0.denom) })
         let factor = factors.first { abs(Double($0.num) / Double($0.denom) - chosen) < 1e-9 } ?? factors[0]
-        let decoded: Image
+        let decoded: Image, warning: String?
         do {
-            decoded = try decoder.decode(header, num: Int(factor.num), denom: Int(factor.denom), adobe: markers.adobe,
-                                         cmykProfile: isCMYK ? profile : nil).0
+            (decoded, warning) = try decoder.decode(header, num: Int(factor.num), denom: Int(factor.denom), adobe: markers.adobe,
+                                                    cmykProfile: isCMYK ? profile : nil)
         } catch let jpegError {
             return try libavFallback(source, request, limits: limits, orientation: orientation, jpegError: jpegError)
         }
@@ -111,7 +111,9 @@ struct StillPipeline: MediaPipeline {
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
         let trimmed = decoded.croppedTopLeft(width: min(exactW, decoded.width), height: min(exactH, decoded.height))
-        return colour(Resampler.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
+        var image = colour(Resampler.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
+        if let warning { image.warnings = [warning] }
+        return image
     }
 
     /// The EXIF thumbnail, decoded, if it covers the output at full resolution and has the main image's shape.
