@@ -228,7 +228,7 @@ let package = Package(
 // libFuzzer targets (`make fuzz`), only when FLIPBOOK_FUZZ=1: they are built with -sanitize=fuzzer,address
 // into their own scratch path (.build-fuzz), so normal builds and `swift test` never see them.
 if Context.environment["FLIPBOOK_FUZZ"] == "1" {
-    for name in ["fuzz-sniff", "fuzz-gif", "fuzz-jpeg", "fuzz-png-webp", "fuzz-probe"] {
+    for name in ["fuzz-sniff", "fuzz-gif", "fuzz-frames", "fuzz-jpeg", "fuzz-png-webp", "fuzz-probe"] {
         package.targets.append(.executableTarget(name: name, dependencies: ["Flipbook"], path: "Tests/Fuzz/Targets/\(name)"))
     }
     // The server's Range parser and path normaliser, once the FlipbookServer target exists (issue 11).

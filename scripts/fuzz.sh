@@ -13,7 +13,7 @@ CORPUS=${FLIPBOOK_CORPUS:-../shared/corpus}
 SCRATCH=.build-fuzz
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz-sniff fuzz-gif fuzz-jpeg fuzz-png-webp fuzz-probe)
+  targets=(fuzz-sniff fuzz-gif fuzz-frames fuzz-jpeg fuzz-png-webp fuzz-probe)
   # The server's Range and path fuzzers, once the server target is in the package (issue 11).
   [ -d Sources/FlipbookServer ] && targets+=(fuzz-range fuzz-path)
 fi
@@ -22,6 +22,7 @@ seeds() {
   case "$1" in
     fuzz-sniff) echo "$CORPUS/gif $CORPUS/jpeg $CORPUS/png $CORPUS/webp $CORPUS/video" ;;
     fuzz-gif) echo "$CORPUS/gif" ;;
+    fuzz-frames) echo "$CORPUS/png $CORPUS/webp" ;;
     fuzz-jpeg) echo "$CORPUS/jpeg" ;;
     fuzz-png-webp) echo "$CORPUS/png $CORPUS/webp" ;;
     fuzz-probe) echo "$CORPUS/video" ;;

@@ -47,6 +47,12 @@ import Testing
                 let decoder = try GIFDecoder(source: source, options: options)
                 while try decoder.nextFrame() != nil {}
             }
+        case "fuzz-frames":
+            let limits = Limits(maxPixels: 1 << 20, maxCanvasPixels: 1 << 20, maxFrames: 64, maxTotalPixels: 1 << 24)
+            Self.typed(relative) {
+                let frames = try FrameSources.open(source, limits: limits)
+                try frames.forEachFrame { _, _ in true }
+            }
         case "fuzz-jpeg":
             Self.typed(relative) { _ = try bytes.withUnsafeBytes { try StillHeader.jpeg($0) } }
             _ = bytes.withUnsafeBytes { EXIFInfo(tiff: $0) }
