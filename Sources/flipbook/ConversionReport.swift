@@ -106,11 +106,13 @@ final class ConversionProgress: @unchecked Sendable {
             return line.output == line.input || line.note?.contains("kept where it is") == true
                 ? " (the \(kind) is smaller: kept where it is)" : " (the \(kind) is smaller: copied to \(line.output))"
         case "converted":
-            guard let r = line.ratio else { return "" }
+            // The decoder's warnings (a GIF cut short ends with the frames it has) were in the report only.
+            let note = line.note.map { "; \($0)" } ?? ""
+            guard let r = line.ratio else { return line.note.map { " (\($0))" } ?? "" }
             // Under 2x as a percentage: a 1.09 ratio read "1.0x smaller".
-            if r >= 2 { return " (\(String(format1: r))x smaller)" }
-            if r >= 1 { return " (\(Int(((1 - 1 / r) * 100).rounded(.down)))% smaller)" }
-            return r > 0.5 ? " (\(Int(((1 / r - 1) * 100).rounded(.up)))% larger)" : " (\(String(format1: 1 / r))x larger)"
+            if r >= 2 { return " (\(String(format1: r))x smaller\(note))" }
+            if r >= 1 { return " (\(Int(((1 - 1 / r) * 100).rounded(.down)))% smaller\(note))" }
+            return r > 0.5 ? " (\(Int(((1 / r - 1) * 100).rounded(.up)))% larger\(note))" : " (\(String(format1: 1 / r))x larger\(note))"
         default:
             return line.note.map { " (\($0))" } ?? ""
         }

@@ -142,6 +142,26 @@ import Testing
         #expect(meanDifference(rows: 152..<192) > 20, "the missing bottom band is not the picture: \(meanDifference(rows: 152..<192))")
     }
 
+    /// A GIF cut short converts with the frames it has, and the console line says so: the decoder's warning
+    /// was in `--report` only. ffprobe (libavformat's GIF demuxer) counts the whole frames the cut file holds.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func aTruncatedGIFConvertsWithAWarningOnTheConsole() throws {
+        let dir = try TemporaryDirectory()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(Self.samples)/testsrc-160x120-2s.gif"))
+        try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: dir.path("cut.gif")))
+        let run = try flipbook("convert", dir.path("cut.gif"), "-o", dir.path("cut.mp4"), "--preset", "ultrafast")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("converted: ") && run.stderr.contains("incomplete"), "\(run.stderr)")
+        let count = { (path: String) throws -> Int in
+            Int(try Run.program("/usr/bin/ffprobe", ["-v", "quiet", "-count_packets", "-select_streams", "v:0", "-show_entries",
+                                                     "stream=nb_read_packets", "-of", "csv=p=0", path])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let inGIF = try count(dir.path("cut.gif")), inMP4 = try count(dir.path("cut.mp4"))
+        // ffprobe drops the frame the cut falls in; we keep what of it was decoded, as a browser paints it.
+        #expect(inGIF > 0 && inGIF < 20 && (inMP4 == inGIF || inMP4 == inGIF + 1), "GIF \(inGIF) frames, MP4 \(inMP4)")
+    }
+
     /// `convert --report` gives a failure as `{"code", "message"}`, as docs/cli.md says and as `probe --json`
     /// and `ingest` do; it was a bare message.
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
