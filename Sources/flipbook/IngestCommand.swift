@@ -29,6 +29,9 @@ struct IngestCommand: ParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if inputs.isEmpty { throw ValidationError("name at least one file or folder, or - for a list on standard input") }
+        // Here, not in run: ArgumentParser prints the subcommand's usage only for errors thrown from validate.
+        _ = try Self.recipes(recipe)
+        if let manifest, isDirectory(manifest) { throw ValidationError("--manifest \(manifest) is a folder") }
     }
 
     /// The recipe book and the recipe name `--recipe` means: a built-in name, or a file's default recipe.
