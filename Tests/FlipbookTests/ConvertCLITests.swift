@@ -27,6 +27,27 @@ extension CLITests {
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// HEVC at 48 px wide or less: x265 3.5's cutree pass wrote past a scratch row and glibc aborted the
+    /// process (every time at 40x20; a --jobs batch died with it). Each width runs in its own process; ffprobe
+    /// says what was written. Under 16 px a side x265 cannot encode at all: a typed error naming the floor.
+    @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
+    func hevcOfNarrowAnimationsIsWrittenAndTinyOnesAreRefusedClearly() throws {
+        let dir = try TemporaryDirectory()
+        for (width, height) in [(40, 20), (34, 26), (48, 16), (16, 40)] {
+            let gif = dir.path("n\(width)x\(height).gif"), mp4 = dir.path("n\(width)x\(height).mp4")
+            try Data(Self.busyGIF(width: width, height: height, frames: 12)).write(to: URL(fileURLWithPath: gif))
+            let run = try flipbook("convert", gif, "-o", mp4, "--codec", "hevc", "--preset", "ultrafast")
+            #expect(run.status == 0, "\(width)x\(height): exit \(run.status) \(run.stderr.suffix(300))")
+            #expect(try Self.ffprobe(mp4, "stream=codec_name,width,height") == "hevc,\(width),\(height)", "\(width)x\(height)")
+            #expect(try Self.ffprobe(mp4, "stream=nb_frames") == "12", "\(width)x\(height)")
+        }
+        let tiny = dir.path("tiny.gif")
+        try Data(Self.busyGIF(width: 14, height: 10, frames: 3)).write(to: URL(fileURLWithPath: tiny))
+        let refused = try flipbook("convert", tiny, "-o", dir.path("tiny.mp4"), "--codec", "hevc")
+        #expect(refused.status == 1 && refused.stderr.contains("16x16"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("tiny.mp4")))
+    }
+
     @Test(.enabled(if: built, "build the flipbook executable first (make test does)"))
     func keepSmallerBesideItsInputLeavesTheGIFWhereItIs() throws {
         let dir = try TemporaryDirectory()

@@ -101,7 +101,21 @@ package final class FrameEncoder {
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
                             "x264-params": x264Params]
         case .hevc:
-            codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": "log-level=none:bframes=0"]
+            // x265 refuses a picture under 16 px a side ("Image size is too small"); say so instead of
+            // avcodec_open2's "Invalid argument".
+            if paddedWidth < 16 || paddedHeight < 16 {
+                throw FlipbookError(.unsupported, "HEVC (x265) encodes pictures of 16x16 px or more; this one is "
+                                    + "\(paddedWidth)x\(paddedHeight) (H.264 has no such floor)")
+            }
+            // x265 3.5 (Debian 12) corrupts the heap at 48 px wide or less: its cutree pass writes the
+            // propagate costs of at least four 8x8 low-resolution blocks a row with SIMD into a scratch row
+            // Lookahead::create sized for the blocks there are (3 or fewer at that width). valgrind: "invalid
+            // write of size 8, 0 bytes after a block of size 12" under Lookahead::cuTree, with ffmpeg's own
+            // libx265 encoder too; glibc then aborts ("free(): invalid next size"), and a --jobs batch with
+            // it. cutree only redistributes bits between frames, so it goes off for those widths alone.
+            var x265Params = "log-level=none:bframes=0"
+            if paddedWidth <= 48 { x265Params += ":cutree=0" }
+            codecOptions = ["crf": String(options.crf), "preset": options.preset, "x265-params": x265Params]
         case .vp9:
             codecOptions = ["crf": String(options.crf), "b": "0", "row-mt": "1", "deadline": "good"]
         case .av1:
