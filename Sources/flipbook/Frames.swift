@@ -39,7 +39,8 @@ struct Frames: ParsableCommand {
                 throw FlipbookError(.unsupported, "frames takes a GIF, animated WebP or APNG; \(input) is \(type)")
             }
             let animation = try FrameSources.open(source)
-            try makeDirectory(output)
+            // No folder made here: the first frame written makes it (`writeAtomically`), so a file that
+            // fails leaves no empty folder behind.
             // A time past the end shows the last frame, as a player would.
             let selector: FrameSelector = at.flatMap(Self.milliseconds).map { .at([$0]) } ?? every.map { .every($0) } ?? .all
             var written = 0
@@ -50,6 +51,12 @@ struct Frames: ParsableCommand {
                 return true
             }
             for warning in animation.warnings { printError("flipbook: \(input): warning: \(warning)") }
+            // A damaged file can end before the time asked for (the header counted more frames than could be
+            // decoded): an error, where it used to print "0 frame(s) written" and exit 0.
+            guard written > 0 else {
+                throw FlipbookError(animation.warnings.isEmpty ? .unsupported : .corrupt,
+                                    "no frame to write" + (at.map { ": the frames that could be decoded end before \($0)" } ?? ""))
+            }
             printError("\(written) frame(s) written to \(output)")
         } catch {
             printError("flipbook: \(input): \(describe(error))")

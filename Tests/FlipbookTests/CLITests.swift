@@ -200,6 +200,21 @@ extension CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("at")) == ["frame-00002.png"])
         _ = try flipbook("frames", dir.path("a.gif"), "-o", dir.path("end"), "--at", "99s")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("end")) == ["frame-00005.png"])
+        // A frame whose image data is garbage ends the decoding there: a time past it gets an error and no
+        // folder, where it got "0 frame(s) written", exit 0 and an empty folder.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.path("a.gif"))))
+        let descriptors = bytes.indices.filter { i in
+            bytes[i] == 0x2C && i + 11 < bytes.count && bytes[i + 5] == 40 && bytes[i + 7] == 20 && (i == 0 || bytes[i - 1] == 0)
+        }
+        try #require(descriptors.count == 6, "image descriptors found: \(descriptors)")
+        for i in (descriptors[1] + 12)..<(descriptors[1] + 16) { bytes[i] = 0xFF }  // frame 1's first LZW bytes
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.path("damaged.gif")))
+        let damaged = try flipbook("frames", dir.path("damaged.gif"), "-o", dir.path("late"), "--at", "2s")
+        #expect(damaged.status == 1 && damaged.stderr.contains("no frame to write"), "\(damaged.status) \(damaged.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("late")))
+        let early = try flipbook("frames", dir.path("damaged.gif"), "-o", dir.path("early"), "--at", "0.2s")
+        #expect(early.status == 0, "\(early.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("early")) == ["frame-00000.png"])
         // thumb on a GIF: a downsampled still of the chosen frame; probe reports the animation.
         let thumb = try flipbook("thumb", dir.path("a.gif"), "--frame", "1", "-o", dir.path("t.png"), "--size", "10")
         #expect(thumb.status == 0, "\(thumb.stderr)")
