@@ -52,12 +52,24 @@ struct ConversionPlan {
         }
         for (input, relative) in candidates {
             if let shard, Int(stableHash(relative) % UInt64(shard.count)) != shard.index { continue }
-            guard let source = try? FileByteSource(path: input) else {
+            // One file named on its own is what the user asked for: not converting it is a failure (exit 1), not
+            // a skip (it printed "skipped" and exited 0 with no output). In a folder or a list, others are
+            // skipped with a note.
+            let source: FileByteSource
+            do {
+                source = try FileByteSource(path: input)
+            } catch {
+                if single { throw error }
                 plan.notes.append("\(input): cannot be read, skipped")
                 continue
             }
             // GIFs, animated WebPs and APNGs; still WebP and PNG are not animations (sniffed from the bytes).
-            guard FrameSources.accepts(MediaType.sniff(source)) else {
+            let type = MediaType.sniff(source)
+            guard FrameSources.accepts(type) else {
+                if single {
+                    throw FlipbookError(type == .unknown ? .unknownFormat : .unsupported,
+                                        "not a GIF, animated WebP or APNG" + (type == .unknown ? "" : " (\(type))"))
+                }
                 if !isDirectoryEntryNoise(relative) { plan.notes.append("\(input): not a GIF, animated WebP or APNG, skipped") }
                 continue
             }

@@ -14,7 +14,7 @@ struct Convert: ParsableCommand {
         abstract: "Convert GIFs, animated WebPs and APNGs to looping, silent, timing-exact MP4 (or WebM).",
         discussion: """
             INPUT is files or directories (searched recursively; files that are not GIFs, animated WebPs or \
-            APNGs, still WebP and PNG included, are skipped with a note). With one input file, -o may name the output file; otherwise -o is a directory that mirrors \
+            APNGs, still WebP and PNG included, are skipped with a note; one input file that is not one fails). With one input file, -o may name the output file; otherwise -o is a directory that mirrors \
             the input tree. Outputs that are newer than their input are skipped, so an interrupted run can be \
             started again; every output is written to a temporary file and renamed into place.
             """)
@@ -75,8 +75,14 @@ struct Convert: ParsableCommand {
         }
         // The output's extension picks the container (VP9 and AV1 go in MP4 or WebM); a directory gets MP4.
         let container = fileExtension(output).flatMap(VideoContainer.init(fileExtension:)) ?? .mp4
-        let plan = try ConversionPlan.make(inputs: inputs, output: output, container: container,
+        let plan: ConversionPlan
+        do {
+            plan = try ConversionPlan.make(inputs: inputs, output: output, container: container,
                                            shard: shard.flatMap(Self.parseShard), keepSmaller: keepSmaller)
+        } catch let error as FlipbookError {
+            printError("flipbook: \(inputs[0]): \(describe(error))")
+            throw ExitCode(1)
+        }
         try refuseOverwritingInputs(plan)
         for note in plan.notes { printError("flipbook: \(note)") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))

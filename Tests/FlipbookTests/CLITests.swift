@@ -179,6 +179,13 @@ import Testing
         #expect((error["message"] as? String)?.isEmpty == false)
         let converted = try #require(rows.first { ($0["input"] as? String)?.hasSuffix("testsrc-160x120-2s.gif") == true })
         #expect(converted["status"] as? String == "converted" && converted["error"] is NSNull, "\(converted)")
+        // One file named alone that is no animation fails (it was "skipped" with exit 0 and no output).
+        for (input, why) in [("\(Self.samples)/alpha-640x480.png", "not a GIF, animated WebP or APNG (png)"),
+                             (dir.path("missing.gif"), "No such file")] {
+            let alone = try flipbook("convert", input, "-o", dir.path("alone.mp4"))
+            #expect(alone.status == 1 && alone.stderr.contains(why), "\(alone.status) \(alone.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path("alone.mp4")))
+        }
     }
 }
 
