@@ -83,16 +83,21 @@ public struct Ingester: Sendable {
         if recipe.placeholders { result.placeholder = try Placeholder(input: media) }
         // A recipe that makes nothing and no placeholders (probe) writes nothing, not even its record.
         let writes = !wanted.isEmpty || recipe.placeholders
-        if writes { try makeDirectories("\(outputRoot)/\(folder)") }
+        // Every derivative is made before any is written: a source that fails at its second derivative (a
+        // video whose poster decodes and whose preview does not) used to leave the first one on disk.
+        // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
+        var made: [(relative: String, bytes: [UInt8])] = []
         for derivative in wanted {
             for (name, file, bytes, contentType, size) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
                 let relative = "\(folder)/\(file)"
-                try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)")
+                made.append((relative, bytes))
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
                                                 sha256: Hex.string(SHA256.hash(data: bytes)), width: size.width,
                                                 height: size.height, durationMs: size.durationMs))
             }
         }
+        if writes { try makeDirectories("\(outputRoot)/\(folder)") }
+        for (relative, bytes) in made { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
         if writes {
             // Recorded without the source's name: identical uploads under other names share it.
             var stored = result

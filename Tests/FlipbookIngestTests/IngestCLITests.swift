@@ -138,6 +138,24 @@ import Testing
         #expect(!written.contains { $0.hasSuffix(".webp") || $0.hasSuffix(".jpg") }, "derivatives made before the refusal: \(written)")
     }
 
+    /// A source that fails at one derivative leaves none of the others on disk: the first half of the corpus's
+    /// sample.mkv gives a poster but no preview ("no video frame could be decoded"), and its poster stayed.
+    @Test(.enabled(if: hasCorpus, "the corpus is not at ../shared/corpus (or FLIPBOOK_CORPUS): test skipped"))
+    func aFailedSourceLeavesNoDerivatives() throws {
+        let dir = try TemporaryDirectory()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpus)/video/androidx-media/sample.mkv"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: dir.path("half.mkv")))
+        let run = try Run.program(Self.binary, ["ingest", dir.path("half.mkv"), "-o", dir.path("out")])
+        #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
+        let result = try #require(try Self.results(run.stdout).first)
+        #expect(result["error"] is [String: Any] && (result["derivatives"] as? [Any])?.isEmpty == true, "\(result)")
+        let left = ((try? FileManager.default.subpathsOfDirectory(atPath: dir.path("out"))) ?? []).filter { path in
+            var folder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: dir.path("out/\(path)"), isDirectory: &folder) && !folder.boolValue
+        }
+        #expect(left.isEmpty, "files left under the output root: \(left)")
+    }
+
     @Test func recipeFilesAndStandardInput() throws {
         let dir = try TemporaryDirectory()
         let recipe = dir.path("recipe.json")
