@@ -13,6 +13,10 @@ final class PosterSelector {
     private let renderer: FrameRenderer
     private let fallback: Frame
     private var haveFallback = false
+    /// With `options.exact`, the latest frame before `target`: when the stream ends first (a time between
+    /// the last frame's start and the container's end, as 99% often is), that frame is the one on screen.
+    private let before: Frame
+    private var haveBefore = false
     private var scanned = 0
     private var firstSeconds: Double?
     private var chosen: Image?
@@ -27,6 +31,7 @@ final class PosterSelector {
         self.target = target
         self.renderer = renderer
         fallback = try Frame()
+        before = try Frame()
         started = clock.now
         budget = Duration.milliseconds(Int64(options.timeBudget * 1000))
     }
@@ -38,6 +43,8 @@ final class PosterSelector {
         let overBudget = clock.now - started > budget
         if options.exact, let t, t + 1e-6 < target {
             if overBudget { throw FlipbookError(.limitExceeded, "the \(options.timeBudget) s time budget ran out before \(target) s") }
+            av.av_frame_unref(before.pointer)
+            haveBefore = av.av_frame_ref(before.pointer, frame) >= 0
             return false
         }
         scanned += 1
@@ -65,11 +72,13 @@ final class PosterSelector {
     }
 
     /// The poster so far: the chosen frame, else the most representative candidate, else the first
-    /// near-uniform frame; nil if no frame was considered.
+    /// near-uniform frame, else (exact, the stream ended before the target) the last frame before it; nil
+    /// if no frame was decoded.
     func poster() throws -> Image? {
         if let chosen { return chosen }
         if !candidates.isEmpty { return Self.mostRepresentative(candidates.map { ($0.signature, $0.image) }) }
         if haveFallback { return try renderer.render(fallback.pointer) }
+        if haveBefore { return try renderer.render(before.pointer) }
         return nil
     }
 
