@@ -12,6 +12,9 @@ package final class AVIOBridge {
     package final class State {
         package let source: any ByteSource
         package var position = 0
+        /// Whether a read of the source itself failed (the only way this bridge returns EIO): otherwise an
+        /// EIO from a demuxer means it met the end of the data (Matroska's reader says EIO there).
+        package var readFailed = false
         package init(source: any ByteSource) { self.source = source }
     }
 
@@ -52,12 +55,16 @@ package final class AVIOBridge {
 private func avioRead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
     guard let opaque, let buffer, size > 0 else { return fb_averror(EINVAL) }
     let state = Unmanaged<AVIOBridge.State>.fromOpaque(opaque).takeUnretainedValue()
+    // At or past the end (a demuxer seeks there in a file cut short): end of file, not a read error, which
+    // libav reported as "Input/output error", as if the disk had failed.
+    if state.position >= state.source.count { return fb_averror_eof() }
     do {
         let n = try state.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)), at: state.position)
         if n == 0 { return fb_averror_eof() }
         state.position += n
         return Int32(n)
     } catch {
+        state.readFailed = true
         return fb_averror(EIO)
     }
 }

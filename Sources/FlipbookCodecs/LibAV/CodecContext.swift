@@ -24,6 +24,9 @@ package final class CodecContext {
     package static func decoder(for id: AVCodecID) throws -> CodecContext {
         let av = try LibAV.api()
         guard let codec = av.avcodec_find_decoder(id) else {
+            // AV_CODEC_ID_NONE: the container names no codec libav knows (damaged sample descriptions),
+            // which read "no decoder for none".
+            if id == AV_CODEC_ID_NONE { throw FlipbookError(.corrupt, "the stream names no codec libav knows") }
             throw FlipbookError(.unsupported, "no decoder for \(LibAV.codecName(id))")
         }
         return try CodecContext(codec: codec)

@@ -15,7 +15,17 @@ package final class FormatInput {
         ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input has already freed the context (and, with CUSTOM_IO, not our pb).
-        try LibAV.check(av.avformat_open_input(&opened, nil, nil, nil), "avformat_open_input", code: .corrupt)
+        let status = av.avformat_open_input(&opened, nil, nil, nil)
+        if status < 0 {
+            // Said as what it means for the file, not which call failed ("avformat_open_input failed").
+            if status == fb_averror_eof() || (status == fb_averror(EIO) && !io.state.readFailed) {
+                // libav's own words for a Matroska cut short are "Input/output error": not repeated.
+                throw FlipbookError(.truncated, "the file ends inside its container's headers",
+                                    underlying: status == fb_averror_eof() ? LibAV.describe(status) : nil, context: "avformat_open_input")
+            }
+            throw FlipbookError(.corrupt, "the container's headers cannot be read", underlying: LibAV.describe(status),
+                                context: "avformat_open_input")
+        }
         pointer = opened!
         if probeStreams { try self.probeStreams() }
     }

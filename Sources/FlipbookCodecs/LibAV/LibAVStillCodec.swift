@@ -24,13 +24,20 @@ package enum LibAVStillCodec {
         try codec.open()
         let packet = try Packet(copying: bytes)
         let frame = try Frame()
-        try LibAV.check(av.avcodec_send_packet(codec.pointer, packet.pointer), "decoding \(type)", code: .corrupt)
+        // Said of the file ("PNG data is not decodable"), libavcodec's words after it, rather than "decoding
+        // png failed (Generic error in an external library)".
+        func undecodable(_ status: Int32) -> FlipbookError {
+            FlipbookError(.corrupt, "\(type.rawValue.uppercased()) data is not decodable", underlying: "libavcodec: " + LibAV.describe(status),
+                          context: "decoding \(type)")
+        }
+        let sent = av.avcodec_send_packet(codec.pointer, packet.pointer)
+        if sent < 0 { throw undecodable(sent) }
         _ = av.avcodec_send_packet(codec.pointer, nil)  // flush: image decoders may hold the frame
         let status = av.avcodec_receive_frame(codec.pointer, frame.pointer)
         if status == LibAV.eof || status == LibAV.eagain {
             throw FlipbookError(.corrupt, "\(type) data holds no decodable image")
         }
-        try LibAV.check(status, "decoding \(type)", code: .corrupt)
+        if status < 0 { throw undecodable(status) }
         return try toRGB(frame.pointer, limits: limits)
     }
 

@@ -42,7 +42,9 @@ package enum PNGStreamDecoder {
         /// A libpng status (0 or -1 from the shim) to `throws`.
         package func check(_ status: Int32, _ what: String) throws {
             guard status != 0 else { return }
-            if truncated { throw FlipbookError(.truncated, "PNG data ends early", underlying: message, context: what) }
+            // libpng's complaint then is about the zeros the short read gave it ("IDAT: CRC error"), which read
+            // as if the file were damaged rather than cut: not repeated.
+            if truncated { throw FlipbookError(.truncated, "PNG data ends early", context: what) }
             throw FlipbookError(.corrupt, "PNG data is not decodable", underlying: message, context: what)
         }
     }

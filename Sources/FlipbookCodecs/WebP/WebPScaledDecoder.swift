@@ -62,6 +62,9 @@ package enum WebPScaledDecoder {
         case VP8_STATUS_NOT_ENOUGH_DATA: FlipbookError(.truncated, "WebP data ends early", context: what)
         case VP8_STATUS_UNSUPPORTED_FEATURE: FlipbookError(.unsupported, "WebP uses a feature libwebp does not decode", context: what)
         case VP8_STATUS_OUT_OF_MEMORY: FlipbookError(.limitExceeded, "libwebp ran out of memory", context: what)
+        // libwebp's other statuses, by name rather than number (VP8StatusCode).
+        case VP8_STATUS_BITSTREAM_ERROR: FlipbookError(.corrupt, "WebP data is not decodable", underlying: "bitstream error", context: what)
+        case VP8_STATUS_INVALID_PARAM: FlipbookError(.corrupt, "WebP data is not decodable", underlying: "invalid parameter", context: what)
         default: FlipbookError(.corrupt, "WebP data is not decodable (libwebp status \(status.rawValue))", context: what)
         }
     }
