@@ -81,7 +81,11 @@ final class VideoReader {
     /// A reader for work that spans the whole video (previews, storyboards): `input` must be a video of
     /// known duration, decoded within its limits, rendered to `maxPixelSize`.
     static func spanning(_ input: MediaInput, maxPixelSize: Int, for what: String, forwardPass: Bool = false, threads: Int? = nil) throws -> VideoReader {
-        guard input.type.isVideo else { throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)") }
+        guard input.type.isVideo else {
+            // "previews are made from videos, not unknown" read oddly for bytes no format claims.
+            if input.type == .unknown { throw FlipbookError(.unknownFormat, "\(what) are made from videos; these bytes are no format Flipbook knows") }
+            throw FlipbookError(.unsupported, "\(what) are made from videos, not \(input.type)")
+        }
         let reader = try VideoReader(input, request: ThumbnailRequest(maxPixelSize: maxPixelSize), forwardPass: forwardPass, threads: threads)
         guard reader.durationSeconds > 0 else { throw FlipbookError(.unsupported, "the video's duration is unknown") }
         return reader
