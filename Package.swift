@@ -228,13 +228,14 @@ let package = Package(
 // libFuzzer targets (`make fuzz`), only when FLIPBOOK_FUZZ=1: they are built with -sanitize=fuzzer,address
 // into their own scratch path (.build-fuzz), so normal builds and `swift test` never see them.
 if Context.environment["FLIPBOOK_FUZZ"] == "1" {
+    package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/Driver"))
     for name in ["fuzz-sniff", "fuzz-gif", "fuzz-frames", "fuzz-jpeg", "fuzz-png-webp", "fuzz-probe"] {
-        package.targets.append(.executableTarget(name: name, dependencies: ["Flipbook"], path: "Tests/Fuzz/Targets/\(name)"))
+        package.targets.append(.executableTarget(name: name, dependencies: ["Flipbook", "FuzzDriver"], path: "Tests/Fuzz/Targets/\(name)"))
     }
     // The server's Range parser and path normaliser, once the FlipbookServer target exists (issue 11).
     if package.targets.contains(where: { $0.name == "FlipbookServer" }) {
         for name in ["fuzz-range", "fuzz-path"] {
-            package.targets.append(.executableTarget(name: name, dependencies: ["FlipbookServer"], path: "Tests/Fuzz/Targets/\(name)"))
+            package.targets.append(.executableTarget(name: name, dependencies: ["FlipbookServer", "FuzzDriver"], path: "Tests/Fuzz/Targets/\(name)"))
         }
     }
 }

@@ -1,4 +1,5 @@
 @testable import Flipbook
+import FuzzDriver
 
 /// libFuzzer entry: the PNG (IHDR, acTL, chunk walk) and WebP (VP8, VP8L, VP8X, ANIM) header readers.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,15 +16,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-/// SwiftPM links executables with `main` defined as `<module>_main`, so libFuzzer's own `main` never
-/// links in; this one hands over to libFuzzer's driver (LLVMFuzzerRunDriver, compiler-rt >= 12).
+/// The executable's entry (SwiftPM names it `<module>_main`): libFuzzer's driver over `fuzz`.
 @_cdecl("fuzz_png_webp_main")
 public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc, vector = argv
-    return runFuzzerDriver(&count, &vector, fuzz)
+    FuzzDriver.run(argc, argv, fuzz)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<Int32>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
