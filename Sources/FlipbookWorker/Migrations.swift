@@ -57,12 +57,6 @@ public enum Migrations {
 
     public static var latestVersion: Int { steps.last?.version ?? 0 }
 
-    /// Creates or upgrades schema `flipbook` over a connection from `client`; returns the versions it applied.
-    @discardableResult
-    public static func migrate(client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withConnection { connection in try await migrate(connection: connection, logger: logger) }
-    }
-
     /// Creates or upgrades schema `flipbook` over one connection of its own, made from `configuration`: while
     /// the server cannot be reached (refused, unresolvable, timed out) it tries again with backoff for up to
     /// `waitSeconds` (a migration Job may start before its database), then throws that connection error. Other

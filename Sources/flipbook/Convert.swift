@@ -109,7 +109,6 @@ struct Convert: ParsableCommand {
                         line.status = "skipped"
                         line.note = job.keptEarlier ? "the GIF kept by --keep-smaller is up to date" : "output is newer than the input"
                     } else {
-                        try makeDirectory(parentDirectory(job.output))
                         let source = try FileByteSource(path: job.input)
                         line.inputBytes = source.count
                         let result = try GIFToVideo.convert(source, options: conversion)

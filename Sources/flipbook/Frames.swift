@@ -50,7 +50,7 @@ struct Frames: ParsableCommand {
                 written += 1
                 return true
             }
-            for warning in animation.warnings { printError("flipbook: \(input): warning: \(warning)") }
+            printWarnings(animation.warnings, of: input)
             // A damaged file can end before the time asked for (the header counted more frames than could be
             // decoded): an error, where it used to print "0 frame(s) written" and exit 0.
             guard written > 0 else {

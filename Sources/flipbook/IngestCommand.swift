@@ -93,14 +93,14 @@ struct IngestCommand: ParsableCommand {
     }
 
     /// Refuses, before any work, a manifest that could not be written at the end: the results of a whole
-    /// batch used to be lost when its folder was missing (it is now made) or it named a folder or an input.
+    /// batch used to be lost when its folder was missing (it is now made) or it named a folder (`validate`)
+    /// or an input.
     static func checkManifest(_ path: String, sources: [String]) throws {
-        if isDirectory(path) { throw ValidationError("--manifest \(path) is a folder") }
         if let source = sources.first(where: { sameFile($0, path) }) {
             throw ValidationError("--manifest \(path) is the input \(source): refusing to overwrite it")
         }
+        try makeParentDirectory(of: path)
         let folder = parentDirectory(path)
-        if !isDirectory(folder) { try makeDirectory(folder) }
         guard access(folder, W_OK) == 0 else {
             throw FlipbookError(.io, "cannot write the manifest \(path)", underlying: String(cString: strerror(errno)))
         }

@@ -8,9 +8,19 @@ import Flipbook
 /// the folder it goes in if missing, as `convert` always did: `thumb a.jpg -o out/a.jpg` in a fresh checkout,
 /// where `out/` is not there yet, used to do the work and then fail to write it.
 func writeAtomically(_ bytes: [UInt8], to path: String, protecting inputs: [String]) throws {
+    try makeParentDirectory(of: path)
+    try AtomicFile.write(bytes, to: path, protecting: inputs)
+}
+
+/// Makes the folder `path` goes in, if it is not there.
+func makeParentDirectory(of path: String) throws {
     let folder = parentDirectory(path)
     if !isDirectory(folder) { try makeDirectory(folder) }
-    try AtomicFile.write(bytes, to: path, protecting: inputs)
+}
+
+/// Prints what the decoder recovered from (a file cut short), one `flipbook: INPUT: warning: ...` line each.
+func printWarnings(_ warnings: [String], of input: String) {
+    for warning in warnings { printError("flipbook: \(input): warning: \(warning)") }
 }
 
 /// The still format an output name's extension asks for: nil without an extension (JPEG then); a usage error
@@ -105,7 +115,6 @@ final class Progress: @unchecked Sendable {
 /// A storyboard's sheets (`sheet-N.jpg`, the names its WebVTT cues use) and `storyboard.vtt` in `directory`,
 /// each written atomically.
 func writeStoryboard(_ board: Storyboard, to directory: String, protecting inputs: [String]) throws {
-    try makeDirectory(directory)
     for (i, sheet) in board.sheets.enumerated() {
         try writeAtomically(sheet.data, to: "\(directory)/sheet-\(i).jpg", protecting: inputs)
     }

@@ -45,7 +45,6 @@ struct Thumb: ParsableCommand {
         if inputs == ["-"] || output == "-" { return try runStream() }
         let toDirectory = inputs.count > 1 || isDirectory(output) || output.hasSuffix("/")
         let chosenFormat = format ?? (toDirectory ? nil : fileExtension(output).flatMap(OutputFormat.init(fileExtension:))) ?? .jpeg
-        if toDirectory { try makeDirectory(output) }
 
         var jobsList: [(input: String, output: String)] = []
         var seen: [String: String] = [:]
@@ -75,7 +74,7 @@ struct Thumb: ParsableCommand {
                     let input = try MediaInput(path: job.input, limits: limits)
                     let thumbnail = try input.thumbnail(request)
                     try writeAtomically(thumbnail.data, to: job.output, protecting: allInputs)
-                    for warning in thumbnail.warnings { printError("flipbook: \(job.input): warning: \(warning)") }
+                    printWarnings(thumbnail.warnings, of: job.input)
                     progress.step(failed: false)
                 } catch {
                     failures.add(1, ordering: .relaxed)
@@ -114,7 +113,7 @@ extension Thumb {
             } else {
                 try writeAtomically(thumbnail.data, to: output, protecting: inputs[0] == "-" ? [] : inputs)
             }
-            for warning in thumbnail.warnings { printError("flipbook: \(inputs[0]): warning: \(warning)") }
+            printWarnings(thumbnail.warnings, of: inputs[0])
         } catch {
             printError("flipbook: \(inputs[0]): \(describe(error))")
             throw ExitCode(1)
