@@ -79,10 +79,7 @@ import Testing
         #expect(poster.status == 0, "\(poster.stderr)")
         let preview = try flipbook("preview", video, "-o", dir.path("d/e/hover.mp4"), "--segments", "1", "--size", "64")
         #expect(preview.status == 0, "\(preview.stderr)")
-        func codec(_ path: String) throws -> String {
-            try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
-                                                 "-of", "csv=p=0", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func codec(_ path: String) throws -> String { try Self.ffprobe(path, "stream=codec_name") }
         #expect(try codec(dir.path("a/b/thumb.webp")) == "webp")
         #expect(try codec(dir.path("c/poster.png")) == "png")
         #expect(try codec(dir.path("d/e/hover.mp4")) == "h264")
