@@ -163,16 +163,14 @@ public final class DerivativeService: Sendable {
                 guard let token = start else { return }
                 do {
                     try pool.submit { [self] in
-                        let result: Result<Derivative, any Error>
-                        if token.isCancelled {
-                            result = .failure(token.timedOut ? DerivativeServiceError.timeout(seconds: configuration.jobTimeoutSeconds) : CancellationError())
-                        } else {
-                            result = Result {
-                                do {
-                                    return try job(token)
-                                } catch let error as FlipbookError where error.code == .cancelled && token.timedOut {
-                                    throw DerivativeServiceError.timeout(seconds: configuration.jobTimeoutSeconds)
-                                }
+                        // The job always runs, even when cancelled while it waited: the pool counts it as
+                        // running from here on, so it is counted in `jobsRun` too (it stops at its first
+                        // check, before any decode). Skipping it here left the two disagreeing.
+                        let result = Result {
+                            do {
+                                return try job(token)
+                            } catch let error as FlipbookError where error.code == .cancelled && token.timedOut {
+                                throw DerivativeServiceError.timeout(seconds: configuration.jobTimeoutSeconds)
                             }
                         }
                         finish(key: key, token: token, result: result)
@@ -224,7 +222,10 @@ public final class DerivativeService: Sendable {
         let started = CancelToken.now()
         do {
             // Every decode and encode loop the job runs checks the token too (posters and stills included).
-            let made = try Cancellation.watching({ token.isCancelled }) { try make(request.operation, source: source, token: token) }
+            let made = try Cancellation.watching({ token.isCancelled }) {
+                try Cancellation.check("the \(kind) job")  // cancelled while it waited for a worker
+                return try make(request.operation, source: source, token: token)
+            }
             record(kind: kind, started: started, failed: false)
             let derivative = Self.derivative(made.bytes, contentType: made.contentType)
             memory.insert(derivative, for: key)
