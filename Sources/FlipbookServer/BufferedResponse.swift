@@ -1,15 +1,27 @@
 import Flipbook
+import FlipbookService
 import Hummingbird
 import NIOCore
 
-/// A whole response whose body is at most one buffer: what the media route and the JSON errors make.
-/// The async route hands it to Hummingbird as a `Response`; `CachedMediaHandler` serialises it itself
-/// (`ResponseHead`). Both send the same status line, headers (in the same order) and body.
+/// A whole response whose body is at most one buffer or one range of an open disk-cache object: what the
+/// media route and the JSON errors make. The async route hands it to Hummingbird as a `Response`;
+/// `CachedMediaHandler` serialises it itself (`ResponseHead`) and sends a file range with `sendfile`. Both
+/// send the same status line, headers (in the same order) and body.
 struct BufferedResponse {
     var status: HTTPResponse.Status
     var headers: ResponseFields
-    /// The body; nil for a 304 (no body, no Content-Length) and for a HEAD (GET's headers, no body).
+    /// The body; nil for a 304 (no body, no Content-Length), for a HEAD (GET's headers, no body) and when
+    /// the body is `file`.
     var body: ByteBuffer?
+    /// The body as a range of a disk-cache object, sent with `sendfile` by `CachedMediaHandler`.
+    var file: FileSlice?
+
+    /// `length` bytes at `offset` of an open disk-cache object.
+    struct FileSlice {
+        var file: CachedFile
+        var offset: Int
+        var length: Int
+    }
 
     /// A response with `body`, whose length is appended as Content-Length after `headers` (which have none).
     init(status: HTTPResponse.Status, headers: ResponseFields, body: ByteBuffer) {
@@ -19,11 +31,25 @@ struct BufferedResponse {
         self.body = body
     }
 
+    /// A response whose body is `file`, its length appended as Content-Length after `headers`.
+    init(status: HTTPResponse.Status, headers: ResponseFields, file: FileSlice) {
+        self.status = status
+        self.headers = headers
+        self.headers.append(.contentLength, String(file.length))
+        self.file = file
+    }
+
     /// A response without a body or Content-Length (a 304).
     init(status: HTTPResponse.Status, headers: ResponseFields) {
         self.status = status
         self.headers = headers
         body = nil
+    }
+
+    /// Drops the body (a HEAD's answer): the headers, Content-Length included, stay GET's.
+    mutating func dropBody() {
+        body = nil
+        file = nil
     }
 
     /// A JSON error `{"error": code, "message": ...}`, not to be cached.
@@ -35,9 +61,19 @@ struct BufferedResponse {
         return BufferedResponse(status: HTTPResponse.Status(code: status), headers: headers, body: ByteBuffer(string: json))
     }
 
-    /// The same response for Hummingbird's responder.
+    /// The same response for Hummingbird's responder, whose writer takes buffers only: a file body is read
+    /// into one (`pread` of the range; a hit reaches this path only pipelined behind a miss, on a connection
+    /// that is not writable, or with `Connection: close`).
     var response: Response {
         let fields = headers.httpFields
+        if let file {
+            do {
+                let bytes = try file.file.read(offset: file.offset, length: file.length)
+                return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: bytes))
+            } catch {
+                return BufferedResponse.error(500, "internal", "cannot read the cached derivative").response
+            }
+        }
         if let body { return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)) }
         return Response(status: status, headers: fields, body: ResponseBody { writer in try await writer.finish(nil) })
     }

@@ -136,7 +136,11 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return context.fireChannelRead(data)
             }
             writeToSocket(ResponseHead.encode(status: answer.status, fields: answer.headers, allocator: context.channel.allocator), promise: nil)
-            if let body = answer.body { writeToSocket(body, promise: nil) }
+            if let body = answer.body {
+                writeToSocket(body, promise: nil)
+            } else if let file = answer.file {
+                writeToSocket(file, context: context)
+            }
             idle.requestFinished(context)
             unflushed = true
         }
@@ -208,6 +212,25 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         socket.write(NIOAny(IOData.byteBuffer(bytes)), promise: promise)
+    }
+
+    /// Writes a range of a disk-cache object past the response encoder as a `FileRegion`, which NIO sends with
+    /// `sendfile`. The object's descriptor is shared by every response that sends it (its offsets are explicit,
+    /// so they do not disturb each other); each gets a `NIOFileHandle` of its own around it, which NIO requires,
+    /// and gives the descriptor back without closing it once the write is done or failed. `slice.file` stays
+    /// referenced until then, so the descriptor outlives the write even if the cache drops the entry.
+    private func writeToSocket(_ slice: BufferedResponse.FileSlice, context: ChannelHandlerContext) {
+        guard let socket else { return }
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: slice.file.descriptor)
+        let region = FileRegion(fileHandle: handle, readerIndex: slice.offset, endIndex: slice.offset + slice.length)
+        server.fileAnswers.add(1, ordering: .relaxed)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let file = slice.file
+        written.futureResult.whenComplete { _ in
+            _ = try? handle.takeDescriptorOwnership()
+            withExtendedLifetime(file) {}
+        }
+        socket.write(NIOAny(IOData.fileRegion(region)), promise: written)
     }
 
     private func passOn(_ head: HTTPRequestHead, context: ChannelHandlerContext) {

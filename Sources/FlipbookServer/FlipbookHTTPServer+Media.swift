@@ -56,7 +56,7 @@ extension FlipbookHTTPServer {
 
     /// The media response to a request with these conditional and range headers, and the body bytes it counts
     /// in the metrics: conditionals, then ranges, then the body as a slice of the cached buffer (nothing
-    /// copied). HEAD gets the same status and headers (ranges included, as nginx answers them); the caller
+    /// copied) or a range of the open disk-cache object. HEAD gets the same status and headers (ranges included, as nginx answers them); the caller
     /// drops the body.
     func media(_ d: Derivative, request: ConditionalHeaders) -> (BufferedResponse, Int) {
         var headers = ResponseFields()
@@ -82,6 +82,10 @@ extension FlipbookHTTPServer {
             switch decision {
             case .partial(let range):
                 headers.append(.contentRange, ByteRanges.contentRange(range, size: size))
+                if let file = d.file {
+                    let slice = BufferedResponse.FileSlice(file: file, offset: range.lowerBound, length: range.count)
+                    return (BufferedResponse(status: .partialContent, headers: headers, file: slice), range.count)
+                }
                 let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
                 return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
             case .unsatisfiable:
@@ -91,6 +95,9 @@ extension FlipbookHTTPServer {
                 response.headers.append(.eTag, d.etag)
                 return (response, 0)
             case .full, .multiple:
+                if let file = d.file {
+                    return (BufferedResponse(status: .ok, headers: headers, file: .init(file: file, offset: 0, length: size)), size)
+                }
                 return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)
             }
         }

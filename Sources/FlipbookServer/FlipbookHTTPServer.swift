@@ -49,6 +49,7 @@ public final class FlipbookHTTPServer: Sendable {
     let logger: Logger
     private let inFlight = Atomic<Int>(0)
     private let eventLoopAnswers = Atomic<Int>(0)
+    let fileAnswers = Atomic<Int>(0)
     /// The Date header, formatted once a second.
     let date = HTTPDate()
     /// `configuration.cacheControl` as a header value (legalised once, as `HTTPField` would each time).
@@ -57,6 +58,9 @@ public final class FlipbookHTTPServer: Sendable {
     /// Requests answered from the memory cache on the event loop, before Hummingbird's responder (the rest
     /// went through `handle`). Tests use it to tell which path answered.
     public var answeredOnEventLoop: Int { eventLoopAnswers.load(ordering: .relaxed) }
+
+    /// Of those, the answers whose body went out with `sendfile` from the disk cache.
+    public var answeredWithSendfile: Int { fileAnswers.load(ordering: .relaxed) }
 
     /// Builds the service (threads, caches) and the metrics. Throws if the root or disk cache is unusable.
     public init(configuration: Configuration, logger: Logger = Logger(label: "flipbook.serve")) throws {
@@ -174,12 +178,12 @@ public final class FlipbookHTTPServer: Sendable {
         guard !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
               let parsed = try? RequestTarget(target), Self.mediaRoutes.contains(parsed.route),
               let wanted = try? derivativeRequest(parsed, target: target),
-              let derivative = try? service.cachedDerivative(wanted)
+              let derivative = try? service.cachedEntry(wanted)
         else { return nil }
         metrics.inFlight(1, total: inFlight.add(1, ordering: .relaxed).newValue)
         var (answer, bodyBytes) = media(derivative, request: request())
         if isHEAD, answer.status != .notModified {
-            answer.body = nil
+            answer.dropBody()
             bodyBytes = 0
         }
         answer.headers.append(.date, date.now())
@@ -225,7 +229,7 @@ public final class FlipbookHTTPServer: Sendable {
         }
         let wanted = try derivativeRequest(parsed, target: target)
         let derivative: Derivative
-        if let hit = try service.cachedDerivative(wanted) {
+        if let hit = try service.cachedEntry(wanted) {
             derivative = hit
         } else if configuration.cancelOnDisconnect, let connection {
             // A client that goes away cancels its wait; the job stops if nobody else waits for it. The
@@ -244,7 +248,8 @@ public final class FlipbookHTTPServer: Sendable {
         } else {
             derivative = try await service.derivative(wanted)
         }
-        let (answer, bytes) = media(derivative, request: ConditionalHeaders(request.headers))
+        var (answer, bytes) = media(derivative, request: ConditionalHeaders(request.headers))
+        if isHEAD { answer.dropBody() }  // `handle` frames it as GET's; a file body is not read for nothing
         return Answer(response: answer.response, route: parsed.route, cache: derivative.cache.rawValue, bodyBytes: bytes)
     }
 

@@ -15,6 +15,15 @@ extension DerivativeService {
         public var memoryCacheEntryFraction: Double = 0.1
         /// Folder of the disk cache (nil: none). Several processes may share one. Default nil.
         public var diskCacheDirectory: String?
+        /// With a disk cache, derivatives of at least this many bytes are kept in memory as their open
+        /// disk-cache object rather than as bytes, and a server sends them with `sendfile` (the kernel passes
+        /// page references where a copy from memory goes through the socket's buffers); smaller ones stay
+        /// bytes in the memory cache, where a copy costs less than the file. Default 16 KiB
+        /// (docs/benchmarks.md, "Range hits from the disk cache"); `Int.max` keeps every derivative in memory.
+        public var sendfileMinimumBytes: Int = 16 << 10
+        /// Most disk-cache objects held open for `sendfile` at once (one descriptor each), least recently
+        /// used closed first. Default 512.
+        public var openFileLimit: Int = 512
         /// Size limit of the disk cache; when exceeded it is trimmed to 70 %. Default 10 GB.
         public var diskCacheBytes: Int = 10_000_000_000
         /// Threads that decode and encode, off the caller's threads and Swift's cooperative pool.

@@ -74,6 +74,7 @@ public struct DerivativeRequest: Sendable, Hashable {
 /// strong validator.
 public struct Derivative: Sendable {
     /// The whole derivative. `bytes.getSlice(at:length:)` shares the storage: serving a range copies nothing.
+    /// Empty when the bytes are in `file` (only `DerivativeService.cachedEntry` returns such a derivative).
     public var bytes: ByteBuffer
     /// MIME type, e.g. "video/mp4".
     public var contentType: String
@@ -81,8 +82,19 @@ public struct Derivative: Sendable {
     public var etag: String
     /// Whether it came from a cache (memory or disk) rather than a job run for this request.
     public var cache: CacheOutcome
+    /// The disk-cache object holding the bytes, instead of `bytes`, for derivatives of at least
+    /// `Configuration.sendfileMinimumBytes`: a server sends ranges of it with `sendfile`.
+    package var file: CachedFile?
     /// Size in bytes.
-    public var size: Int { bytes.readableBytes }
+    public var size: Int { file?.size ?? bytes.readableBytes }
+
+    package init(bytes: ByteBuffer, contentType: String, etag: String, cache: CacheOutcome, file: CachedFile? = nil) {
+        self.bytes = bytes
+        self.contentType = contentType
+        self.etag = etag
+        self.cache = cache
+        self.file = file
+    }
 
     /// Where a derivative came from, for logs and metrics.
     public enum CacheOutcome: String, Sendable {

@@ -22,6 +22,9 @@ public final class DerivativeService: Sendable {
     /// The root, opened once: paths below it are looked up relative to it.
     let rootDirectory: Int32
     let memory: MemoryCache
+    /// Derivatives of at least `sendfileMinimumBytes` whose bytes are in the disk cache, held as the open
+    /// object (`Derivative.file`) rather than in `memory`.
+    let files: MemoryCache
     let disk: DiskCache?
     let pool: WorkerPool
     let observer: (@Sendable (ServiceEvent) -> Void)?
@@ -50,6 +53,7 @@ public final class DerivativeService: Sendable {
         }
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction)
+        files = MemoryCache(entries: configuration.openFileLimit)
         disk = try configuration.diskCacheDirectory.map { try DiskCache(directory: $0, limit: configuration.diskCacheBytes) }
         pool = WorkerPool(threads: configuration.workers, queueLimit: configuration.queueLimit)
         self.observer = observer
@@ -93,6 +97,23 @@ public final class DerivativeService: Sendable {
         guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
         observer?(.cache(.memory))
         hit.cache = .memory
+        return hit
+    }
+
+    /// The derivative if the memory cache holds its bytes or its open disk-cache object (then `file` is set
+    /// and `bytes` empty): what a server that can send a file answers a hit with. No job, no waiting, no I/O
+    /// but the path's `fstatat`.
+    package func cachedEntry(_ request: DerivativeRequest) throws -> Derivative? {
+        let source = try resolve(request.segments)
+        let key = cacheKey(source, request.operation)
+        if var hit = memory.value(for: key) {
+            observer?(.cache(.memory))
+            hit.cache = .memory
+            return hit
+        }
+        guard var hit = files.value(for: key) else { return nil }
+        observer?(.cache(.disk))
+        hit.cache = .disk
         return hit
     }
 
@@ -212,10 +233,16 @@ public final class DerivativeService: Sendable {
             memory.insert(derivative, for: key)
             return derivative
         }
-        if let cached = disk?.value(for: key) {
-            memory.insert(cached, for: key)
+        if let cached = disk?.value(for: key, fileMinimumBytes: configuration.sendfileMinimumBytes) {
             observer?(.cache(.disk))
-            return cached
+            guard let file = cached.file else {
+                memory.insert(cached, for: key)
+                return cached
+            }
+            // Held open for the hits to come; this request, which may come through the public API, gets bytes.
+            files.insert(cached, for: key)
+            return Derivative(bytes: try file.read(offset: 0, length: file.size), contentType: cached.contentType,
+                              etag: cached.etag, cache: .disk)
         }
         observer?(.cache(.miss))
         let kind = request.operation.kind
@@ -228,12 +255,23 @@ public final class DerivativeService: Sendable {
             }
             record(kind: kind, started: started, failed: false)
             let derivative = Self.derivative(made.bytes, contentType: made.contentType)
-            memory.insert(derivative, for: key)
-            disk?.insert(derivative, for: key)
+            keep(derivative, for: key)
             return derivative
         } catch {
             record(kind: kind, started: started, failed: true)
             throw error
+        }
+    }
+
+    /// Puts a made derivative in the caches: the disk cache first, then in memory its bytes, or, from
+    /// `sendfileMinimumBytes`, its disk-cache object held open.
+    private func keep(_ derivative: Derivative, for key: String) {
+        guard let disk, let object = disk.insert(derivative, for: key) else { return memory.insert(derivative, for: key) }
+        if derivative.size >= configuration.sendfileMinimumBytes, let file = CachedFile(path: object), file.size == derivative.size {
+            files.insert(Derivative(bytes: ByteBuffer(), contentType: derivative.contentType, etag: derivative.etag,
+                                    cache: .disk, file: file), for: key)
+        } else {
+            memory.insert(derivative, for: key)
         }
     }
 
@@ -291,14 +329,12 @@ public final class DerivativeService: Sendable {
             for (index, sheet) in board.sheets.enumerated() {
                 let sheetKey = cacheKey(source, .storyboardSheet(index))
                 let derivative = Self.derivative(sheet.data, contentType: "image/jpeg")
-                memory.insert(derivative, for: sheetKey)
-                disk?.insert(derivative, for: sheetKey)
+                keep(derivative, for: sheetKey)
                 if case .storyboardSheet(index) = operation { answer = (sheet.data, "image/jpeg") }
             }
             let vttDerivative = Self.derivative(vtt, contentType: "text/vtt; charset=utf-8")
             let vttKey = cacheKey(source, .storyboardVTT)
-            memory.insert(vttDerivative, for: vttKey)
-            disk?.insert(vttDerivative, for: vttKey)
+            keep(vttDerivative, for: vttKey)
             if case .storyboardVTT = operation { return (vtt, "text/vtt; charset=utf-8") }
             guard let answer else { throw DerivativeServiceError.notFound("the storyboard has \(board.sheets.count) sheet(s)") }
             return answer

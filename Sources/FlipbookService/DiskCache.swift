@@ -44,32 +44,46 @@ final class DiskCache: Sendable {
         return (folder, "\(folder)/\(name)")
     }
 
-    /// The derivative stored under `key`, if any. Blocking file I/O: call it from a worker.
-    func value(for key: String) -> Derivative? {
+    /// What the index holds under `key`: the ETag, the content type and the path of the object with the
+    /// bytes (not read). Blocking file I/O: call it from a worker.
+    func entry(for key: String) -> (etag: String, contentType: String, object: String)? {
         guard let index = Self.readFile(keyPath(key).file), let text = String(validating: index, as: UTF8.self) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
         guard lines.count == 3, !lines[2].contains("/") else { return nil }
-        let object = objectPath(lines[2]).file
-        guard let bytes = Self.readFile(object) else { return nil }
-        utimensat(AT_FDCWD, object, nil, 0)  // now: recently used
-        return Derivative(bytes: ByteBuffer(bytes: bytes), contentType: lines[1], etag: lines[0], cache: .disk)
+        return (lines[0], lines[1], objectPath(lines[2]).file)
     }
 
-    /// Stores `value` under `key` (object first, then the key that names it), then trims if over the limit.
-    /// Failures are ignored: the cache is an optimisation, never a reason to fail a request.
-    func insert(_ value: Derivative, for key: String) {
+    /// The derivative stored under `key`, if any, with its bytes in `file` when it has at least
+    /// `fileMinimumBytes` of them (the object held open, not read), else read into memory. Marks the
+    /// object recently used. Blocking file I/O: call it from a worker.
+    func value(for key: String, fileMinimumBytes: Int = .max) -> Derivative? {
+        guard let entry = entry(for: key), let file = CachedFile(path: entry.object) else { return nil }
+        utimensat(AT_FDCWD, entry.object, nil, 0)  // now: recently used
+        if file.size >= fileMinimumBytes {
+            return Derivative(bytes: ByteBuffer(), contentType: entry.contentType, etag: entry.etag, cache: .disk, file: file)
+        }
+        guard let bytes = try? file.read(offset: 0, length: file.size) else { return nil }
+        return Derivative(bytes: bytes, contentType: entry.contentType, etag: entry.etag, cache: .disk)
+    }
+
+    /// Stores `value` under `key` (object first, then the key that names it), then trims if over the limit;
+    /// returns the object's path, or nil if it could not be stored. Failures are otherwise ignored: the
+    /// cache is an optimisation, never a reason to fail a request.
+    @discardableResult
+    func insert(_ value: Derivative, for key: String) -> String? {
         let name = Hex.string(value.bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) })
         let object = objectPath(name)
         var stored = false
         if access(object.file, F_OK) != 0 {
             mkdir(object.folder, 0o755)
             stored = writeAtomically(value.bytes.readableBytesView, to: object.file)
-            guard stored else { return }
+            guard stored else { return nil }
         }
         let index = keyPath(key)
         mkdir(index.folder, 0o755)
         _ = writeAtomically(Array("\(value.etag)\n\(value.contentType)\n\(name)\n".utf8), to: index.file)
         if stored, approximateBytes.add(value.size, ordering: .relaxed).newValue > limit { trim() }
+        return object.file
     }
 
     private func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) -> Bool {

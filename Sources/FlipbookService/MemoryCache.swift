@@ -1,9 +1,10 @@
 import Synchronization
 
-/// An LRU cache of finished derivatives with a byte-cost limit, as Nuke's `ImageCache`: an entry costs its
-/// size in bytes, none may cost more than `entryLimit`, and the least recently used go first when the total
-/// passes `costLimit`. Lookups and inserts are O(1) under one lock; values are returned, never copied
-/// (`Derivative.bytes` is a shared buffer).
+/// An LRU cache of finished derivatives with a cost limit, as Nuke's `ImageCache`: by default an entry costs
+/// its size in bytes, none may cost more than `entryLimit`, and the least recently used go first when the
+/// total passes `costLimit`. Lookups and inserts are O(1) under one lock; values are returned, never copied
+/// (`Derivative.bytes` is a shared buffer). The service keeps a second one, costed by entry, of disk-cache
+/// objects held open (`Derivative.file`).
 final class MemoryCache: Sendable {
     private final class Node {
         let key: String
@@ -45,11 +46,22 @@ final class MemoryCache: Sendable {
     let costLimit: Int
     /// Largest single entry admitted.
     let entryLimit: Int
+    /// Each entry costs one instead of its bytes.
+    private let countsEntries: Bool
     private let state = Mutex(State())
 
+    /// A cache of at most `costLimit` bytes, no entry over `entryFraction` of it.
     init(costLimit: Int, entryFraction: Double) {
         self.costLimit = max(0, costLimit)
         self.entryLimit = Int(Double(max(0, costLimit)) * entryFraction)
+        countsEntries = false
+    }
+
+    /// A cache of at most `entries` entries, whatever their size.
+    init(entries: Int) {
+        costLimit = max(0, entries)
+        entryLimit = 1
+        countsEntries = true
     }
 
     /// The entry for `key`, marked most recently used.
@@ -65,7 +77,7 @@ final class MemoryCache: Sendable {
     /// Stores `value`, evicting least recently used entries to stay within the limit. Entries over
     /// `entryLimit` are not stored.
     func insert(_ value: Derivative, for key: String) {
-        let cost = value.size + key.utf8.count + 128
+        let cost = countsEntries ? 1 : value.size + key.utf8.count + 128
         guard cost <= entryLimit else { return }
         state.withLock { state in
             if let old = state.nodes[key] {

@@ -25,6 +25,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Memory cache limit, e.g. 256MB.") var memoryCache = "256MB"
     @Option(help: "Disk cache folder (default: none). Several servers may share one.") var diskCache: String?
     @Option(help: "Disk cache limit; trimmed to 70% when over, e.g. 10GB.") var diskCacheSize = "10GB"
+    @Option(help: "With --disk-cache: derivatives of at least this size are sent from their cache file with sendfile, smaller ones from memory; 'off' never sends files.")
+    var sendfileMin = "16KB"
     @Option(help: "Signing key, hex. With --salt, every request but /health and /metrics needs a valid sig.") var key: String?
     @Option(help: "Signing salt, hex.") var salt: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
@@ -35,6 +37,7 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard Self.parseSize(memoryCache) != nil else { throw ValidationError("--memory-cache takes a size such as 256MB") }
         guard Self.parseSize(diskCacheSize) != nil else { throw ValidationError("--disk-cache-size takes a size such as 10GB") }
+        guard sendfileMin == "off" || Self.parseSize(sendfileMin) != nil else { throw ValidationError("--sendfile-min takes a size such as 16KB, or off") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
         if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
@@ -64,6 +67,7 @@ struct ServeCommand: ParsableCommand {
         configuration.service.memoryCacheBytes = Self.parseSize(memoryCache)!
         configuration.service.diskCacheDirectory = diskCache
         configuration.service.diskCacheBytes = Self.parseSize(diskCacheSize)!
+        configuration.service.sendfileMinimumBytes = sendfileMin == "off" ? .max : Self.parseSize(sendfileMin)!
         if let workers { configuration.service.workers = workers }
         configuration.service.queueLimit = queue
         configuration.service.jobTimeoutSeconds = jobTimeout

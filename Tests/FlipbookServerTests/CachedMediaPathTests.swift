@@ -57,9 +57,18 @@ import Testing
         #expect(server.server.answeredOnEventLoop == 42)
     }
 
-    @Test func bothPathsSendTheSameBytes() async throws {
+    /// With `sendfile`, the MP4 is held as its open disk-cache object and the event loop sends it with
+    /// `sendfile`; the responder reads the same range with `pread`.
+    @Test(arguments: [false, true]) func bothPathsSendTheSameBytes(sendfile: Bool) async throws {
         let root = try Env.makeRoot("fast-bytes")
-        let server = try await TestServer(root: root) { $0.cancelOnDisconnect = false }
+        let cache = try Env.temporaryFolder("fast-bytes-cache")
+        let server = try await TestServer(root: root) {
+            $0.cancelOnDisconnect = false
+            if sendfile {
+                $0.service.diskCacheDirectory = cache
+                $0.service.sendfileMinimumBytes = 0
+            }
+        }
         defer { Task { await server.stop() } }
         let mp4 = try await server.request("/mp4/\(Self.gif)")
         #expect(mp4.status == 200)
@@ -72,6 +81,7 @@ import Testing
             ("GET", [("If-None-Match", "\"other\"")]), ("GET", [("If-Match", "\"other\"")]), ("HEAD", []),
             ("HEAD", [("Range", "bytes=0-1")]), ("HEAD", [("Range", "bytes=\(n)-")]), ("HEAD", [("If-None-Match", etag)]),
         ]
+        var withBody = 0
         for (i, (method, headers)) in cases.enumerated() {
             let what = "\(method) \(headers)"
             let before = server.server.answeredOnEventLoop
@@ -84,7 +94,11 @@ import Testing
             try #require(fast.count == 1 && slow.count == 2)
             #expect(fast[0].raw(dateless: true) == slow[1].raw(dateless: true), "\(what)")
             #expect(fast[0].status == slow[1].status && fast[0].status != 0, "\(what)")
+            if method == "GET", fast[0].status == 200 || fast[0].status == 206 { withBody += 1 }
         }
+        // Every fast GET answered with a body went out with sendfile, and nothing else did.
+        #expect(withBody > 4)
+        #expect(server.server.answeredWithSendfile == (sendfile ? withBody : 0))
     }
 
     /// The idle timeout is kept where hits are answered (they never reach Hummingbird's connection-state

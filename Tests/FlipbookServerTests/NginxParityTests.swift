@@ -19,28 +19,7 @@ import Glibc
         let nginx = try await offPool { try NginxProcess(root: root) }
         defer { nginx.stop() }  // SIGTERM to a process that exits at once: no lasting block
         let n = try #require(try FileManager.default.attributesOfItem(atPath: root + "/" + Self.file)[.size] as? Int)
-        let ranges: [String?] = [nil, "bytes=0-1", "bytes=0-", "bytes=-5", "bytes=100-199", "bytes=\(n - 10)-", "bytes=\(n - 10)-\(n + 500)",
-                                 "bytes=\(n)-", "bytes=\(n + 100)-\(n + 200)"]
-        var headRanges = 0
-        for method in ["GET", "HEAD"] {
-            for range in ranges {
-                let headers = range.map { [("Range", $0)] } ?? []
-                let ours = try await server.request("/original/\(Self.file)", method: method, headers: headers)
-                let theirs = try await fetch("http://127.0.0.1:\(nginx.port)/\(Self.file)", method: method, headers: headers)
-                let what = "\(method) \(range ?? "(no Range)")"
-                #expect(ours.status == theirs.status, "\(what): nginx \(theirs.status), flipbook \(ours.status)")
-                #expect(ours.header("Content-Range") == theirs.header("Content-Range"), "\(what)")
-                if theirs.status != 416 {  // 416 bodies differ by design: nginx's HTML page, our JSON error
-                    #expect(ours.header("Content-Length") == theirs.header("Content-Length"), "\(what)")
-                }
-                if method == "HEAD" {
-                    #expect(ours.body.isEmpty && theirs.body.isEmpty, "\(what): HEAD has no body")
-                    if theirs.status == 206 { headRanges += 1 }
-                } else if theirs.status == 206 || theirs.status == 200 {
-                    #expect(ours.body == theirs.body, "\(what)")
-                }
-            }
-        }
+        let headRanges = try await compareRanges(server, "/original/\(Self.file)", nginx, "/\(Self.file)", size: n)
         // Date: the same IMF-fixdate form as nginx's, and the same second give or take the requests between.
         let ourDate = try #require(try await server.request("/health").header("Date"))
         let theirDate = try #require(try await fetch("http://127.0.0.1:\(nginx.port)/\(Self.file)", method: "HEAD", headers: []).header("Date"))
@@ -56,6 +35,56 @@ import Glibc
         let missing = try await server.request("/original/missing.gif", method: "HEAD")
         #expect(missing.status == 404 && missing.body.isEmpty)
         #expect(try await server.request("/original/\(Self.file)", headers: [("Range", "bytes=0-1")]).status == 206)
+    }
+
+    /// A derivative held as its open disk-cache object goes out with `sendfile`; its ranges on GET and HEAD
+    /// are answered as nginx (sendfile on) answers them for the same bytes in a file.
+    @Test func derivativeRangesSentWithSendfileMatchNginx() async throws {
+        let root = try Env.makeRoot("nginx-parity-sendfile")
+        let cache = try Env.temporaryFolder("nginx-parity-cache")
+        let server = try await TestServer(root: root) {
+            $0.service.diskCacheDirectory = cache
+            $0.service.sendfileMinimumBytes = 0
+        }
+        defer { Task { await server.stop() } }
+        let mp4 = try await server.request("/mp4/\(Self.file)")
+        try #require(mp4.status == 200 && mp4.body.count > 1000)
+        try Data(mp4.body).write(to: URL(fileURLWithPath: root + "/served.mp4"))
+        let nginx = try await offPool { try NginxProcess(root: root) }
+        defer { nginx.stop() }
+        let before = server.server.answeredWithSendfile
+        let headRanges = try await compareRanges(server, "/mp4/\(Self.file)", nginx, "/served.mp4", size: mp4.body.count)
+        #expect(headRanges == 6)
+        // Every GET with a body (200 or 206: 7 of the 9) was sent from the file.
+        #expect(server.server.answeredWithSendfile - before == 7)
+    }
+
+    /// GET and HEAD of `ours` and `theirs` with nine ranges (none, inside, suffix, past the end, unsatisfiable)
+    /// give the same status, Content-Range, Content-Length and body; returns how many HEADs nginx answered 206.
+    private func compareRanges(_ server: TestServer, _ ours: String, _ nginx: NginxProcess, _ theirs: String, size n: Int) async throws -> Int {
+        let ranges: [String?] = [nil, "bytes=0-1", "bytes=0-", "bytes=-5", "bytes=100-199", "bytes=\(n - 10)-", "bytes=\(n - 10)-\(n + 500)",
+                                 "bytes=\(n)-", "bytes=\(n + 100)-\(n + 200)"]
+        var headRanges = 0
+        for method in ["GET", "HEAD"] {
+            for range in ranges {
+                let headers = range.map { [("Range", $0)] } ?? []
+                let mine = try await server.request(ours, method: method, headers: headers)
+                let reference = try await fetch("http://127.0.0.1:\(nginx.port)\(theirs)", method: method, headers: headers)
+                let what = "\(method) \(ours) \(range ?? "(no Range)")"
+                #expect(mine.status == reference.status, "\(what): nginx \(reference.status), flipbook \(mine.status)")
+                #expect(mine.header("Content-Range") == reference.header("Content-Range"), "\(what)")
+                if reference.status != 416 {  // 416 bodies differ by design: nginx's HTML page, our JSON error
+                    #expect(mine.header("Content-Length") == reference.header("Content-Length"), "\(what)")
+                }
+                if method == "HEAD" {
+                    #expect(mine.body.isEmpty && reference.body.isEmpty, "\(what): HEAD has no body")
+                    if reference.status == 206 { headRanges += 1 }
+                } else if reference.status == 206 || reference.status == 200 {
+                    #expect(mine.body == reference.body, "\(what)")
+                }
+            }
+        }
+        return headRanges
     }
 
     private func fetch(_ url: String, method: String, headers: [(String, String)]) async throws -> TestServer.Reply {
@@ -89,7 +118,7 @@ final class NginxProcess: @unchecked Sendable {
             http {
                 access_log off;
                 sendfile on;
-                types { image/gif gif; }
+                types { image/gif gif; video/mp4 mp4; }
                 client_body_temp_path \(dir)/body;
                 proxy_temp_path \(dir)/proxy;
                 fastcgi_temp_path \(dir)/fastcgi;
