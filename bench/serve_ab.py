@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Before/after for the range benchmark: several `flipbook` binaries and nginx-light, alternating.
+"""Before/after for the range benchmark: several `flipbook` binaries (or one binary with several sets of
+options) and nginx-light, alternating.
 
     bench/serve_ab.py OLD_FLIPBOOK,NEW_FLIPBOOK [ROUNDS]
+    bench/serve_ab.py "BIN --sendfile-min off,BIN --sendfile-min 0" [ROUNDS]
 
-Runs the scenario of `serve_bench.py ranges` (wrk -t2 -c64, `Range: bytes=0-65535`, a cached ~1 MB MP4,
-nginx with the same generated config) against every binary and nginx in one run, order reversed every
-other round, and prints medians of req/s, p99 and server CPU microseconds per request. Needs the inputs of
-`bench/serve.sh` (bench/work/serve/root/big.gif). WRK_DURATION defaults to 5s here.
+Runs the scenario of `serve_bench.py ranges` (wrk -t2 -c64, `Range: bytes=0-65535` or WRK_RANGE, a cached
+~1 MB MP4, nginx with the same generated config) against every contender and nginx in one run, order
+reversed every other round, and prints medians of req/s, p99 and server CPU microseconds per request. A
+contender is a binary and, after a space, options for `flipbook serve`; every contender gets a disk cache
+of its own (so `--sendfile-min` decides how hits are sent). Needs the inputs of `bench/serve.sh`
+(bench/work/serve/root/big.gif). WRK_DURATION defaults to 5s here.
 """
-import os, statistics, sys, tempfile
+import os, shutil, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("WRK_DURATION", "5s")
@@ -18,9 +22,12 @@ bins = sys.argv[1].split(",")
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 root = os.path.join(sb.WORK, "root")
 servers = []
+caches = []
 for b in bins:
-    sb.FLIPBOOK = os.path.abspath(b)
-    proc, port = sb.start_flipbook(root, "--memory-cache", "256MB")
+    binary, *options = b.split()
+    sb.FLIPBOOK = os.path.abspath(binary)
+    caches.append(tempfile.mkdtemp(prefix="flipbook-ab-cache-"))
+    proc, port = sb.start_flipbook(root, "--memory-cache", "256MB", "--disk-cache", caches[-1], *options)
     mp4 = sb.get(f"http://127.0.0.1:{port}/mp4/big.gif")
     servers.append((b, proc, f"http://127.0.0.1:{port}/mp4/big.gif"))
 docroot = tempfile.mkdtemp(prefix="flipbook-ab-nginx-")
@@ -38,9 +45,11 @@ try:
 finally:
     for _, proc, _ in servers:
         sb.stop(proc)
-print(f"== wrk -c64 Range: bytes=0-65535, {rounds} alternating rounds of {sb.DURATION}")
+    for cache in caches:
+        shutil.rmtree(cache, ignore_errors=True)
+print(f"== wrk -c64 Range: {sb.RANGE}, {rounds} alternating rounds of {sb.DURATION}")
 for name, rs in results.items():
-    print(f"   {name:40s} {statistics.median(r[0] for r in rs):8.0f} req/s  p99 {statistics.median(r[1] for r in rs):6.2f} ms  "
+    print(f"   {name[-40:]:40s} {statistics.median(r[0] for r in rs):8.0f} req/s  p99 {statistics.median(r[1] for r in rs):6.2f} ms  "
           f"CPU {statistics.median(r[2] for r in rs):5.1f} us/req  wrk {statistics.median(r[4] for r in rs):5.1f} us/req   "
           f"runs {[round(r[0]) for r in rs]}")
 ng_rps = statistics.median(r[0] for r in results["nginx-light"])

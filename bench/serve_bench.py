@@ -20,6 +20,8 @@ FLIPBOOK = os.path.join(ROOT, ".build/release/flipbook")
 CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared/corpus")
 RUNS = int(os.environ.get("RUNS", "3"))
 DURATION = os.environ.get("WRK_DURATION", "10s")
+# The range every wrk request asks for (the crossover sweep of bench/serve_ab.py changes it).
+RANGE = os.environ.get("WRK_RANGE", "bytes=0-65535")
 
 
 def free_port():
@@ -120,7 +122,7 @@ def wrk(url, pid):
         pids = ",".join(str(p) for p in server_pids(pid))
         counter = subprocess.Popen(["perf", "stat", "-x,", "-e", "instructions", "-p", pids],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    client = subprocess.Popen(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: bytes=0-65535", url],
+    client = subprocess.Popen(["wrk", "-t2", "-c64", "-d" + DURATION, "--latency", "-H", "Range: " + RANGE, url],
                               stdout=subprocess.PIPE, text=True)
     out = client.stdout.read()
     _, status, usage = os.wait4(client.pid, 0)
