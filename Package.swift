@@ -26,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The TLS context of the worker's own connections (`Session`); postgres-nio already builds on it.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // Tests only: a real HTTP client for the server suite.
+        // The HTTP client under object storage and remote sources (issues 43 and 44); the server suite's client too.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -92,6 +92,22 @@ let package = Package(
         .target(
             name: "Flipbook",
             dependencies: ["FlipbookCore", "FlipbookCodecs", "CTurboJPEG", "CFFmpeg", "CWebP"]
+        ),
+        // Where media lives (issues 43 and 44): a store (a local root, an S3 prefix, a remote HTTP origin) and
+        // its sources (resolve, identity, size, ranged reads, listing, atomic writes). S3 is spoken directly:
+        // Signature Version 4, the shared AWS configuration and credentials, ListObjectsV2, multipart uploads,
+        // over AsyncHTTPClient; remote URLs are fetched through a guard against server-side request forgery.
+        .target(
+            name: "FlipbookStorage",
+            dependencies: [
+                "FlipbookCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
         // another server (Vapor, say) can use it the same way.
@@ -213,6 +229,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "FlipbookStorageTests",
+            dependencies: ["FlipbookStorage", "FlipbookTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "FlipbookIngestTests",
