@@ -17,6 +17,8 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libswscale-dev libavut
 APT_PACKAGES += libgs-common
 # `flipbook worker`'s tests and bench: a real PostgreSQL 15, started by the tests in a temporary folder.
 APT_PACKAGES += postgresql-15
+# The remote-source tests check with strace that a refused fetch never calls connect().
+APT_PACKAGES += strace
 
 # Python tools for tests and benchmarks (browser reference over CDP, SSIMULACRA2) live in a virtual
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.

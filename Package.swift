@@ -166,6 +166,7 @@ let package = Package(
             name: "flipbook",
             dependencies: [
                 "Flipbook",
+                "FlipbookStorage",
                 "FlipbookServer",
                 "FlipbookWorker",
                 "FlipbookIngest",

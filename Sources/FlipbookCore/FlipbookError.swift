@@ -30,6 +30,20 @@ public struct FlipbookError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidArgument = Code(rawValue: "invalid-argument")
         /// The work was cancelled.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// The source (an object, a URL, a bucket) does not exist.
+        public static let notFound = Code(rawValue: "not-found")
+        /// The store refused the request: permissions, a policy, a bad or expired credential.
+        public static let accessDenied = Code(rawValue: "access-denied")
+        /// A fetch on someone's behalf was refused before it was made: a private address, a scheme, a host
+        /// the policy does not allow, a redirect too many.
+        public static let fetchRefused = Code(rawValue: "fetch-refused")
+        /// A remote server answered with an error status or broke the exchange.
+        public static let fetchFailed = Code(rawValue: "fetch-failed")
+        /// A time limit ran out (a fetch, a connection, a job).
+        public static let timeout = Code(rawValue: "timeout")
+        /// The source changed while it was being read (its validator no longer matches): nothing is made
+        /// from a mix of two versions.
+        public static let sourceChanged = Code(rawValue: "source-changed")
     }
 
     /// What kind of failure this is.

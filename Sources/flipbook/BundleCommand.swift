@@ -6,7 +6,9 @@ struct BundleCommand: ParsableCommand {
         commandName: "bundle",
         abstract: "Poster, storyboard and preview of a video from one decode pass.")
 
-    @Argument(help: "Input video.") var input: String
+    @Argument(help: "Input video: a file or an http(s) URL.") var input: String
+    @OptionGroup var sources: SourceOptions
+
     @Option(help: "Poster image (.jpg, .png or .webp).") var poster: String?
     @Option(help: "Poster position: 12.5s, 1500ms or 10%.") var at = "10%"
     @Option(help: "Poster's longer side, in pixels.") var posterSize = 256
@@ -47,7 +49,7 @@ struct BundleCommand: ParsableCommand {
                 if options.format == .webm { options.video.codec = .vp9 }  // WebM cannot hold H.264
                 request.preview = options
             }
-            let made = try VideoBundle.make(try MediaInput(path: input), request)
+            let made = try VideoBundle.make(try openMedia(input, sources: sources), request)
             if let poster, let image = made.poster {
                 try writeAtomically(try EncodedImage(image: image, format: posterFormat, quality: 80).data, to: poster, protecting: [input])
             }

@@ -7,7 +7,9 @@ struct Frames: ParsableCommand {
         abstract: "Write the composited frames of a GIF, animated WebP or APNG as images.",
         discussion: "Frames are decoded one at a time: memory stays at one canvas whatever the frame count.")
 
-    @Argument(help: "Input GIF, animated WebP or APNG.") var input: String
+    @Argument(help: "Input GIF, animated WebP or APNG: a file or an http(s) URL.") var input: String
+    @OptionGroup var sources: SourceOptions
+
     @Option(name: .shortAndLong, help: "Output directory.") var output: String
     @Option(help: "Longer side of each frame, in pixels (default: canvas size).") var size: Int?
     @Option(help: "png or jpeg (JPEG flattens transparency onto white).") var format: OutputFormat = .png
@@ -33,7 +35,7 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         do {
-            let source = try FileByteSource(path: input)
+            let source = try openMedia(input, sources: sources).source
             let type = MediaType.sniff(source)
             guard FrameSources.accepts(type) else {
                 throw FlipbookError(.unsupported, "frames takes a GIF, animated WebP or APNG; \(input) is \(type)")

@@ -6,7 +6,9 @@ struct Poster: ParsableCommand {
         commandName: "poster",
         abstract: "Write a poster frame of a video: upright, scaled, skipping black or blank frames.")
 
-    @Argument(help: "Input video.") var input: String
+    @Argument(help: "Input video: a file, or an http(s) URL (read by ranges).") var input: String
+    @OptionGroup var sources: SourceOptions
+
     @Option(name: .shortAndLong, help: "Output image (.jpg, .png or .webp).") var output: String
     @Option(help: "Where: 12.5s, 1500ms or 10% of the duration.") var at = "10%"
     @Option(help: "Longer side (inside) or square side (cover), in pixels.") var size = 256
@@ -34,7 +36,7 @@ struct Poster: ParsableCommand {
             router.register(VideoPipeline(posterOptions: options))
             // `-`: the video from standard input (read into memory) and/or the image to standard output.
             let media = input == "-" ? try MediaInput(bytes: try readAll(fd: 0), name: "stdin", router: router)
-                                     : try MediaInput(path: input, router: router)
+                                     : try openMedia(input, sources: sources, router: router)
             guard media.type.isVideo else { throw FlipbookError(.unsupported, "\(input) is \(media.type), not a video") }
             let format = output == "-" ? .jpeg : fileExtension(output).flatMap(OutputFormat.init(fileExtension:)) ?? .jpeg
             let image = try media.thumbnailImage(ThumbnailRequest(maxPixelSize: size, fit: fit, quality: quality, format: format))

@@ -13,7 +13,9 @@ struct PreviewCommand: ParsableCommand {
             All loop forever and keep the video's timing to the millisecond (GIF: to the centisecond).
             """)
 
-    @Argument(help: "Input video, or animation (GIF, animated WebP, APNG).") var input: String
+    @Argument(help: "Input video, or animation (GIF, animated WebP, APNG): a file or an http(s) URL.") var input: String
+    @OptionGroup var sources: SourceOptions
+
     @Option(name: .shortAndLong, help: "Output .mp4, .webm, .gif or .webp.") var output: String
     @Option(help: "Number of segments.") var segments = 5
     @Option(help: "Length of each segment: 1s, 800ms or seconds.") var segmentLength = "1s"
@@ -50,7 +52,7 @@ struct PreviewCommand: ParsableCommand {
             options.webp.quality = quality
             options.gif.colors = colors
             options.gif.dither = dither
-            let result = try VideoPreview.make(try MediaInput(path: input), options: options)
+            let result = try VideoPreview.make(try openMedia(input, sources: sources), options: options)
             try writeAtomically(result.data, to: output, protecting: [input])
             printError("\(output): \(result.width)x\(result.height), \(result.frames) frames, \(result.durationMs) ms, \(result.data.count) bytes")
         } catch {

@@ -6,7 +6,9 @@ struct StoryboardCommand: ParsableCommand {
         commandName: "storyboard",
         abstract: "Write seek-bar preview sprites (JPEG sheets) and a WebVTT file pointing into them.")
 
-    @Argument(help: "Input video.") var input: String
+    @Argument(help: "Input video: a file or an http(s) URL.") var input: String
+    @OptionGroup var sources: SourceOptions
+
     @Option(name: .shortAndLong, help: "Output directory.") var output: String
     @Option(help: "Time between tiles: 10s, 500ms or seconds.") var interval = "10s"
     @Option(help: "Exactly this many tiles over the whole video (instead of --interval).") var count: Int?
@@ -31,7 +33,7 @@ struct StoryboardCommand: ParsableCommand {
             options.columns = columns
             options.tileSize = size
             options.decodeThreads = threads
-            let board = try Storyboard.make(try MediaInput(path: input), options: options)
+            let board = try Storyboard.make(try openMedia(input, sources: sources), options: options)
             // `-o sheets/` names the same folder as `-o sheets`: no double slash in the paths we print.
             let folder = output.count > 1 && output.hasSuffix("/") ? String(output.dropLast()) : output
             try writeStoryboard(board, to: folder, protecting: [input])

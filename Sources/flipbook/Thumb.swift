@@ -18,7 +18,9 @@ struct Thumb: ParsableCommand {
             several inputs, -o is a directory and they are processed in parallel.
             """)
 
-    @Argument(help: "Input files.") var inputs: [String]
+    @Argument(help: "Input files or http(s) URLs.") var inputs: [String]
+    @OptionGroup var sources: SourceOptions
+
     @Option(name: .shortAndLong, help: "Output file or directory.") var output: String
     @Option(help: "Longer side (inside) or square side (cover), in pixels.") var size = 256
     @Option(help: "inside: keep aspect ratio; cover: centre-cropped square.") var fit: Fit = .inside
@@ -71,7 +73,7 @@ struct Thumb: ParsableCommand {
                 guard i < plan.count else { return }
                 let job = plan[i]
                 do {
-                    let input = try MediaInput(path: job.input, limits: limits)
+                    let input = try openMedia(job.input, sources: sources, limits: limits)
                     let thumbnail = try input.thumbnail(request)
                     try writeAtomically(thumbnail.data, to: job.output, protecting: allInputs)
                     printWarnings(thumbnail.warnings, of: job.input)
@@ -105,7 +107,7 @@ extension Thumb {
         do {
             let limits = Limits(maxPixels: maxMegapixels * 1_000_000)
             let input = inputs[0] == "-" ? try MediaInput(bytes: try readAll(fd: 0, limit: limits.maxInputBytes), name: "stdin", limits: limits)
-                                         : try MediaInput(path: inputs[0], limits: limits)
+                                         : try openMedia(inputs[0], sources: sources, limits: limits)
             let thumbnail = try input.thumbnail(ThumbnailRequest(maxPixelSize: size, fit: fit, upscale: upscale, quality: quality,
                                                                  format: chosen, frameIndex: frame, keepProfile: keepProfile))
             if output == "-" {

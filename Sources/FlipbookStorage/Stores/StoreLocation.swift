@@ -12,7 +12,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case http(String)
 
     /// Parses `text`. `s3://` needs a bucket name; other schemes than s3, http and https are refused
-    /// (`invalid-argument`), so `file://` or `ftp://` never reads as a local path by accident.
+    /// (`fetch-refused`), so `file://` or `ftp://` never reads as a local path by accident.
     public init(_ text: String) throws {
         if let rest = Self.dropScheme("s3", from: text) {
             let bucketEnd = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -24,7 +24,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             self = .http(text)
         } else if let colon = text.firstIndex(of: ":"), let slash = text.firstIndex(of: "/"), colon < slash,
                   text[text.index(after: colon)...].hasPrefix("//"), text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
-            throw FlipbookError(.invalidArgument, "\(text): only local paths, s3:// and http(s):// URLs are sources")
+            throw FlipbookError(.fetchRefused, "the scheme \(text[..<colon].lowercased()) is not fetched: sources are local paths, s3:// and http(s):// URLs")
         } else {
             self = .local(text)
         }
