@@ -25,6 +25,10 @@ APT_PACKAGES += strace
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
 PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhash thumbhash-python
+# Object storage (issue 43): botocore is the independent SigV4 signer the signing tests compare against, and
+# moto's server is the S3 and STS the storage tests talk to. An extra (`[server]`) counts as installed only
+# when every package it pulls in is.
+PIP_PACKAGES += boto3 moto[server]
 
 .PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 
@@ -41,10 +45,12 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# Exits 0 when the PyPI requirement argv[1] is installed, extras and all (`moto[server]`).
+export PIP_HAS := import importlib.metadata as m, re, sys; name, _, extra = sys.argv[1].partition("["); extra = extra.rstrip("]"); m.version(name); [m.version(re.match(r"[A-Za-z0-9._-]+", r).group(0)) for r in (m.requires(name) or []) if extra and f"extra == \"{extra}\"" in r]
 # Creates the venv and installs only the PyPI packages it lacks.
 venv: deps
 	@[ -x $(PY) ] || /usr/bin/python3 -m venv --system-site-packages $(VENV)
-	@for p in $(PIP_PACKAGES); do $(PY) -c "import importlib.metadata as m; m.version('$$p')" 2>/dev/null || missing="$$missing $$p"; done; \
+	@set -f; for p in $(PIP_PACKAGES); do $(PY) -c "$$PIP_HAS" "$$p" 2>/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "pip installing:$$missing"; $(PY) -m pip install -q $$missing; fi
 
 build: deps
