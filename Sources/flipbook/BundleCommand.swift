@@ -61,7 +61,7 @@ struct BundleCommand: ParsableCommand {
             }
             printError("\(input): \(made.framesDecoded) frames decoded, \(made.seeks) seek(s)")
         } catch {
-            printError("flipbook: \(input): \(describe(error))")
+            printError(failureLine(input, error))
             throw ExitCode(1)
         }
     }

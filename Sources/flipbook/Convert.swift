@@ -80,7 +80,7 @@ struct Convert: ParsableCommand {
             plan = try ConversionPlan.make(inputs: inputs, output: output, container: container,
                                            shard: shard.flatMap(Self.parseShard), keepSmaller: keepSmaller)
         } catch let error as FlipbookError {
-            printError("flipbook: \(inputs[0]): \(describe(error))")
+            printError(failureLine(inputs[0], error))
             throw ExitCode(1)
         }
         try refuseOverwritingInputs(plan)
@@ -148,7 +148,7 @@ struct Convert: ParsableCommand {
                     failures.add(1, ordering: .relaxed)
                     line.status = "failed"
                     line.error = ((error as? FlipbookError)?.code.rawValue ?? "error", describe(error))
-                    printError("flipbook: \(job.input): \(describe(error))")
+                    printError(failureLine(job.input, error))
                 }
                 line.milliseconds = monotonicMs() - started
                 if jobsList.count > 1 { Allocator.releaseFreeMemory() }
@@ -219,7 +219,7 @@ extension Convert {
             }
             for warning in result.warnings { printError("flipbook: \(inputs[0]): \(warning)") }
         } catch {
-            printError("flipbook: \(inputs[0]): \(describe(error))")
+            printError(failureLine(inputs[0], error))
             throw ExitCode(1)
         }
     }

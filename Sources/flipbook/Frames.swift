@@ -61,7 +61,7 @@ struct Frames: ParsableCommand {
             }
             printError("\(written) frame(s) written to \(output)")
         } catch {
-            printError("flipbook: \(input): \(describe(error))")
+            printError(failureLine(input, error))
             throw ExitCode(1)
         }
     }

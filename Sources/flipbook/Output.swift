@@ -3,13 +3,36 @@ import Glibc
 #endif
 import ArgumentParser
 import Flipbook
+import FlipbookStorage
 
 /// Writes `bytes` to `path` atomically (see `AtomicFile.write`), refusing to replace any of `inputs`. Creates
 /// the folder it goes in if missing, as `convert` always did: `thumb a.jpg -o out/a.jpg` in a fresh checkout,
-/// where `out/` is not there yet, used to do the work and then fail to write it.
-func writeAtomically(_ bytes: [UInt8], to path: String, protecting inputs: [String]) throws {
-    try makeParentDirectory(of: path)
-    try AtomicFile.write(bytes, to: path, protecting: inputs)
+/// where `out/` is not there yet, used to do the work and then fail to write it. An `s3://` path is one object
+/// (`S3Client.put`: whole or not at all), with the Content-Type its extension names and `metadata`.
+func writeAtomically(_ bytes: [UInt8], to path: String, protecting inputs: [String], metadata: [String: String] = [:]) throws {
+    switch try StoreLocation(path) {
+    case .s3(let bucket, let key):
+        guard !inputs.contains(path) else { throw FlipbookError(.invalidArgument, "refusing to overwrite the input \(path)") }
+        guard !key.isEmpty, !key.hasSuffix("/") else { throw FlipbookError(.invalidArgument, "\(path) names a prefix, not an object") }
+        try S3Context.client().put(S3Object(bucket: bucket, key: key), bytes: bytes, contentType: contentType(forOutput: path),
+                                   cacheControl: OutputOptions.cacheControl, metadata: metadata)
+    case .http:
+        throw FlipbookError(.invalidArgument, "\(path): outputs are files or s3:// URLs")
+    case .local:
+        try makeParentDirectory(of: path)
+        try AtomicFile.write(bytes, to: path, protecting: inputs)
+    }
+}
+
+/// What outputs carry besides their bytes, for the commands that write to S3.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Cache-Control of outputs written to s3:// (as aws s3 cp --cache-control), e.g. 'public, max-age=31536000'.")
+    var cacheControl: String?
+
+    /// The value the last parsed command asked for (one command per process).
+    nonisolated(unsafe) static var cacheControl: String?
+
+    func validate() throws { Self.cacheControl = cacheControl }
 }
 
 /// Makes the folder `path` goes in, if it is not there.
@@ -35,6 +58,7 @@ func stillFormat(of path: String, option: String) throws -> OutputFormat? {
 }
 
 func isDirectory(_ path: String) -> Bool {
+    if path.hasPrefix("s3://") { return path.hasSuffix("/") }
     var info = stat()
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
 }
@@ -81,6 +105,13 @@ func printOut(_ text: String) {
 func describe(_ error: Error) -> String {
     if let error = error as? FlipbookError { return error.description }
     return String(describing: error)
+}
+
+/// `flipbook: INPUT: message`, without saying INPUT twice when the message already starts with it (an S3 or
+/// URL error names the object, as it must where no input is printed before it).
+func failureLine(_ input: String, _ error: Error) -> String {
+    let message = describe(error)
+    return message.hasPrefix(input + ": ") ? "flipbook: \(message)" : "flipbook: \(input): \(message)"
 }
 
 /// A one-line progress bar on a terminal (stderr); silent otherwise.

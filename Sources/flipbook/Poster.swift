@@ -51,7 +51,7 @@ struct Poster: ParsableCommand {
                 printError("\(output): \(image.width)x\(image.height); read \(read) of \(total) bytes (\(total > 0 ? read * 100 / total : 0)%)")
             }
         } catch {
-            printError("flipbook: \(input): \(describe(error))")
+            printError(failureLine(input, error))
             throw ExitCode(1)
         }
     }

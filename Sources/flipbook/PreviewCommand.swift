@@ -56,7 +56,7 @@ struct PreviewCommand: ParsableCommand {
             try writeAtomically(result.data, to: output, protecting: [input])
             printError("\(output): \(result.width)x\(result.height), \(result.frames) frames, \(result.durationMs) ms, \(result.data.count) bytes")
         } catch {
-            printError("flipbook: \(input): \(describe(error))")
+            printError(failureLine(input, error))
             throw ExitCode(1)
         }
     }

@@ -19,11 +19,10 @@ struct Probe: ParsableCommand {
                 printOut(json ? info.jsonLine(file: path) : info.humanLine(file: path))
             } catch {
                 failed = true
-                let message = describe(error)
                 if json {
                     printOut(MediaInfo.errorJSONLine(file: path, error: error))
                 } else {
-                    printError("flipbook: \(path): \(message)")
+                    printError(failureLine(path, error))
                 }
             }
         }

@@ -39,7 +39,7 @@ struct StoryboardCommand: ParsableCommand {
             try writeStoryboard(board, to: folder, protecting: [input])
             printError("\(board.cues.count) tiles in \(board.sheets.count) sheet(s), \(folder)/storyboard.vtt")
         } catch {
-            printError("flipbook: \(input): \(describe(error))")
+            printError(failureLine(input, error))
             throw ExitCode(1)
         }
     }

@@ -81,7 +81,7 @@ struct Thumb: ParsableCommand {
                 } catch {
                     failures.add(1, ordering: .relaxed)
                     progress.step(failed: true)
-                    printError("flipbook: \(job.input): \(describe(error))")
+                    printError(failureLine(job.input, error))
                 }
             }
         }
@@ -117,7 +117,7 @@ extension Thumb {
             }
             printWarnings(thumbnail.warnings, of: inputs[0])
         } catch {
-            printError("flipbook: \(inputs[0]): \(describe(error))")
+            printError(failureLine(inputs[0], error))
             throw ExitCode(1)
         }
     }
