@@ -8,6 +8,7 @@ struct BundleCommand: ParsableCommand {
 
     @Argument(help: "Input video: a file or an http(s) URL.") var input: String
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(help: "Poster image (.jpg, .png or .webp).") var poster: String?
     @Option(help: "Poster position: 12.5s, 1500ms or 10%.") var at = "10%"

@@ -9,6 +9,7 @@ struct Frames: ParsableCommand {
 
     @Argument(help: "Input GIF, animated WebP or APNG: a file or an http(s) URL.") var input: String
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .shortAndLong, help: "Output directory.") var output: String
     @Option(help: "Longer side of each frame, in pixels (default: canvas size).") var size: Int?

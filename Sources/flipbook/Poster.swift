@@ -8,6 +8,7 @@ struct Poster: ParsableCommand {
 
     @Argument(help: "Input video: a file, or an http(s) URL (read by ranges).") var input: String
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .shortAndLong, help: "Output image (.jpg, .png or .webp).") var output: String
     @Option(help: "Where: 12.5s, 1500ms or 10% of the duration.") var at = "10%"

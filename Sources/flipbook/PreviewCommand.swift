@@ -15,6 +15,7 @@ struct PreviewCommand: ParsableCommand {
 
     @Argument(help: "Input video, or animation (GIF, animated WebP, APNG): a file or an http(s) URL.") var input: String
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .shortAndLong, help: "Output .mp4, .webm, .gif or .webp.") var output: String
     @Option(help: "Number of segments.") var segments = 5

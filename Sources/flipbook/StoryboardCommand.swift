@@ -8,6 +8,7 @@ struct StoryboardCommand: ParsableCommand {
 
     @Argument(help: "Input video: a file or an http(s) URL.") var input: String
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .shortAndLong, help: "Output directory.") var output: String
     @Option(help: "Time between tiles: 10s, 500ms or seconds.") var interval = "10s"

@@ -20,6 +20,7 @@ struct Thumb: ParsableCommand {
 
     @Argument(help: "Input files or http(s) URLs.") var inputs: [String]
     @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .shortAndLong, help: "Output file or directory.") var output: String
     @Option(help: "Longer side (inside) or square side (cover), in pixels.") var size = 256
