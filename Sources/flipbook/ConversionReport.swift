@@ -63,7 +63,7 @@ final class ReportWriter: @unchecked Sendable {
 /// Counts, bytes saved and ETA: a redrawn line on a terminal, one plain line per file otherwise.
 final class ConversionProgress: @unchecked Sendable {
     private let total: Int
-    private var done = 0, failed = 0, skipped = 0, kept = 0
+    private var done = 0, failed = 0, skipped = 0, kept = 0, notAnimations = 0
     private var bytesIn = 0, bytesOut = 0
     private let started = monotonicMs()
     private let terminal = isatty(2) != 0
@@ -80,6 +80,7 @@ final class ConversionProgress: @unchecked Sendable {
         done += 1
         switch line.status {
         case "failed": failed += 1
+        case "skipped" where line.note?.hasPrefix("not a GIF") == true: notAnimations += 1
         case "skipped": skipped += 1
         case "kept-gif", "kept-original": kept += 1
         default:
@@ -119,10 +120,12 @@ final class ConversionProgress: @unchecked Sendable {
     }
 
     func summary() {
-        let converted = done - failed - skipped - kept
+        let converted = done - failed - skipped - kept - notAnimations
         var text = "\(converted) converted"
         if kept > 0 { text += ", \(kept) kept as the original (smaller than the video)" }
         text += ", \(skipped) up to date, \(failed) failed"
+        // Objects under an S3 prefix are sniffed when their job runs: the still ones are skipped there.
+        if notAnimations > 0 { text += ", \(notAnimations) not animations" }
         if converted + kept > 0 { text += "; \(Self.size(bytesIn)) of animations became \(Self.size(bytesOut))" }
         printError(text)
     }

@@ -109,9 +109,24 @@ struct Convert: ParsableCommand {
                     if job.upToDate {
                         line.status = "skipped"
                         line.note = job.keptEarlier ? "the GIF kept by --keep-smaller is up to date" : "output is newer than the input"
+                    } else if job.output.hasPrefix("s3://"),
+                              try ConversionPlan.isUpToDate(s3Output: job.output, sourceIdentity: job.sourceIdentity) {
+                        line.status = "skipped"
+                        line.note = "the output was made from this version of the input"
                     } else {
-                        let source = try FileByteSource(path: job.input)
+                        let source = try ConversionPlan.openSource(job.input)
                         line.inputBytes = source.count
+                        let type = job.sniffLater ? MediaType.sniff(source) : .gif
+                        if !FrameSources.accepts(type) {
+                            let why = "not a GIF, animated WebP or APNG" + (type == .unknown ? "" : " (\(type))")
+                            // Named on its own it fails, as a local file does; found under a prefix it is skipped.
+                            if job.named { throw FlipbookError(type == .unknown ? .unknownFormat : .unsupported, why) }
+                            line.status = "skipped"
+                            line.note = why
+                            reportFile?.append(line)
+                            progress.step(line)
+                            continue
+                        }
                         let result = try GIFToVideo.convert(source, options: conversion)
                         line.frames = result.gifFrames
                         line.encodedFrames = result.encodedFrames
@@ -127,17 +142,21 @@ struct Convert: ParsableCommand {
                                 // The original already sits where its copy would go: nothing to write.
                                 line.note = "the \(kind) is smaller than the video (\(result.outputBytes) bytes); kept where it is"
                             } else {
-                                try source.withContiguousBytes { try writeAtomically(Array($0), to: gifCopy, protecting: [job.input]) }
+                                try source.withContiguousBytes {
+                                    try writeAtomically(Array($0), to: gifCopy, protecting: [job.input], metadata: ["flipbook-source": job.sourceIdentity])
+                                }
                                 line.note = "the \(kind) is smaller than the video (\(result.outputBytes) bytes); copied to \(gifCopy)"
                             }
                             line.status = kind == "GIF" ? "kept-gif" : "kept-original"
                             line.output = gifCopy
                             line.outputBytes = source.count
                         } else {
-                            try writeAtomically(result.data, to: job.output, protecting: [job.input])
+                            // The poster first: an output that is there means its run finished (resume skips it).
                             if let poster = result.poster {
                                 try writeAtomically(poster, to: job.output + ".jpg", protecting: [job.input])
                             }
+                            try writeAtomically(result.data, to: job.output, protecting: [job.input],
+                                                metadata: ["flipbook-source": job.sourceIdentity])
                             line.status = "converted"
                             line.outputBytes = result.outputBytes
                         }
