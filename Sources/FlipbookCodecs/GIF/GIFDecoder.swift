@@ -116,6 +116,8 @@ package final class GIFDecoder {
 
     private func endEarly(_ error: FlipbookError) throws {
         finished = true
+        // A source that failed to read is not a file cut short: nothing is made from part of it.
+        if let failed = reader.input.readError { throw failed }
         if options.strict || index == 0 { throw error }
         warnings.append("decoding stopped after frame \(index - 1): \(error)")
     }
@@ -215,6 +217,7 @@ package final class GIFDecoder {
     }
 
     private func noteTruncation(_ error: FlipbookError) throws {
+        if let failed = reader.input.readError { throw failed }
         if options.strict { throw error }
         warnings.append("frame \(index) is incomplete: \(error)")
     }

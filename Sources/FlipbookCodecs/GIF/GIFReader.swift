@@ -13,6 +13,10 @@ package final class GIFReader {
         private var bufferStart = 0
         private var bufferCount = 0
 
+        /// What the source threw, if a read failed (a broken connection, an object replaced mid-read): the
+        /// decoder reports it instead of the truncation giflib then sees.
+        package private(set) var readError: FlipbookError?
+
         package init(source: any ByteSource) { self.source = source }
 
         /// Copies up to `count` bytes at `position` into `destination`; returns how many.
@@ -28,7 +32,13 @@ package final class GIFReader {
                     continue
                 }
                 bufferStart = position
-                bufferCount = (try? buffer.withUnsafeMutableBytes { try source.read(into: $0, at: position) }) ?? 0
+                do {
+                    bufferCount = try buffer.withUnsafeMutableBytes { try source.read(into: $0, at: position) }
+                } catch {
+                    // giflib sees a short read; the source's own error is what the decoder reports.
+                    if readError == nil { readError = error as? FlipbookError ?? FlipbookError(.io, "the source could not be read", underlying: "\(error)") }
+                    bufferCount = 0
+                }
                 if bufferCount == 0 { break }
             }
             return done
@@ -55,7 +65,7 @@ package final class GIFReader {
         // On failure DGifOpen has already freed what it allocated.
         guard let handle = DGifOpen(retained.toOpaque(), gifRead, &error) else {
             retained.release()
-            throw Self.error(code: error, while: "reading the GIF header", bytes: source.count)
+            throw input.readError ?? Self.error(code: error, while: "reading the GIF header", bytes: source.count)
         }
         gif = handle
     }
@@ -82,7 +92,7 @@ package final class GIFReader {
     }
 
     package func error(while what: String) -> FlipbookError {
-        Self.error(code: gif.pointee.Error, while: what, bytes: input.source.count)
+        input.readError ?? Self.error(code: gif.pointee.Error, while: what, bytes: input.source.count)
     }
 
     package func nextRecord() throws -> Record {

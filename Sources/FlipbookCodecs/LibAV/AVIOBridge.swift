@@ -12,9 +12,11 @@ package final class AVIOBridge {
     package final class State {
         package let source: any ByteSource
         package var position = 0
-        /// Whether a read of the source itself failed (the only way this bridge returns EIO): otherwise an
-        /// EIO from a demuxer means it met the end of the data (Matroska's reader says EIO there).
-        package var readFailed = false
+        /// What a read of the source itself threw (the only way this bridge returns EIO): otherwise an EIO
+        /// from a demuxer means it met the end of the data (Matroska's reader says EIO there). libav takes a
+        /// failed read for the end of the stream, so its callers rethrow this (`FormatInput.rethrowReadError`).
+        package var readError: (any Error)?
+        package var readFailed: Bool { readError != nil }
         package init(source: any ByteSource) { self.source = source }
     }
 
@@ -64,7 +66,7 @@ private func avioRead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutabl
         state.position += n
         return Int32(n)
     } catch {
-        state.readFailed = true
+        if state.readError == nil { state.readError = error }
         return fb_averror(EIO)
     }
 }

@@ -16,6 +16,7 @@ package final class FormatInput {
         var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input has already freed the context (and, with CUSTOM_IO, not our pb).
         let status = av.avformat_open_input(&opened, nil, nil, nil)
+        if status < 0, let failed = io.state.readError { throw failed }
         if status < 0 {
             // Said as what it means for the file, not which call failed ("avformat_open_input failed").
             if status == fb_averror_eof() || (status == fb_averror(EIO) && !io.state.readFailed) {
@@ -41,7 +42,13 @@ package final class FormatInput {
         for i in 0..<count { _ = av.av_dict_set(&options[i], "log_level_offset", "\(CodecContext.logLevelOffset)", 0) }
         defer { for i in 0..<count { av.av_dict_free(&options[i]) } }
         let status = options.withUnsafeMutableBufferPointer { av.avformat_find_stream_info(pointer, $0.baseAddress) }
+        try rethrowReadError()
         try LibAV.check(status, "avformat_find_stream_info", code: .corrupt)
+    }
+
+    /// Throws what the source threw if a read of it failed: libav took it for the end of the data.
+    package func rethrowReadError() throws {
+        if let failed = io.state.readError { throw failed }
     }
 
     /// A stream's display matrix (rotation and mirroring side data), nine values; empty if it has none.

@@ -23,6 +23,9 @@ package enum PNGStreamDecoder {
         package let source: any ByteSource
         package var offset: Int
         package var truncated = false
+        /// What the source threw (an object that changed, a connection that broke), which libpng, unable to
+        /// throw through its C frames, took for the end of the data: rethrown as it is, never as "truncated".
+        package var readError: (any Error)?
 
         package init(source: any ByteSource) throws {
             self.source = source
@@ -42,6 +45,7 @@ package enum PNGStreamDecoder {
         /// A libpng status (0 or -1 from the shim) to `throws`.
         package func check(_ status: Int32, _ what: String) throws {
             guard status != 0 else { return }
+            if let readError { throw readError }
             // libpng's complaint then is about the zeros the short read gave it ("IDAT: CRC error"), which read
             // as if the file were damaged rather than cut: not repeated.
             if truncated { throw FlipbookError(.truncated, "PNG data ends early", context: what) }
@@ -55,7 +59,12 @@ package enum PNGStreamDecoder {
         guard let png, let data, let io = png_get_io_ptr(png) else { return }
         let reader = Unmanaged<Reader>.fromOpaque(io).takeUnretainedValue()
         let buffer = UnsafeMutableRawBufferPointer(start: data, count: length)
-        let n = (try? reader.source.read(into: buffer, at: reader.offset)) ?? 0
+        var n = 0
+        do {
+            n = try reader.source.read(into: buffer, at: reader.offset)
+        } catch {
+            if reader.readError == nil { reader.readError = error }
+        }
         if n < length {
             reader.truncated = true
             buffer.baseAddress!.advanced(by: n).initializeMemory(as: UInt8.self, repeating: 0, count: length - n)

@@ -31,7 +31,8 @@ package struct S3Store: SourceStore {
     }
 
     package func entry(_ relative: String) throws -> StoreEntry {
-        _ = try Self.checkRelative(relative)
+        // S3 keys are names, not paths: "a//b" and "../x" are keys like any other, nothing to climb out of.
+        guard !relative.isEmpty, !relative.utf8.contains(0) else { throw FlipbookError(.invalidArgument, "an empty key or one with NUL") }
         let info = try client.head(S3Object(bucket: bucket, key: prefix + relative))
         return StoreEntry(relative: relative, size: info.size, identity: info.etag,
                           modifiedNs: info.lastModified.flatMap(Self.nanoseconds(httpDate:)))

@@ -137,6 +137,7 @@ final class VideoReader {
             try Cancellation.check("video decoding")  // also per packet: a run of damaged packets returns no frame
             let status = av.av_read_frame(format.pointer, packet.pointer)
             if status < 0 {
+                try format.rethrowReadError()  // the source failed: not the end of the stream
                 sawEnd = true
                 _ = av.avcodec_send_packet(codec.pointer, nil)
                 continue
@@ -165,6 +166,7 @@ final class VideoReader {
             framesDecoded += 1
             return frame
         }
+        try format.rethrowReadError()
         return nil
     }
 
