@@ -29,6 +29,8 @@ PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhas
 # moto's server is the S3 and STS the storage tests talk to. An extra (`[server]`) counts as installed only
 # when every package it pulls in is.
 PIP_PACKAGES += boto3 moto[server]
+# make bench-s3's peer: the shell loop a user writes around `aws s3 cp`.
+PIP_PACKAGES += awscli
 
 .PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 
@@ -150,6 +152,20 @@ serve: build
 bench-serve: release
 	$(BUILT_BY_RELEASE)
 	bench/serve.sh
+
+# Posters of the posters bench's videos and a 1 GB one served by nginx on loopback: ours by URL (ranges through
+# the fetch guard) and from the file against ffmpegthumbnailer -i URL; wall, and bytes nginx sent (issue 44).
+.PHONY: bench-remote
+bench-remote: release
+	$(BUILT_BY_RELEASE)
+	/usr/bin/python3 bench/remote.py $(CURDIR)/$(RELEASE_BIN)
+
+# Object storage (issue 43), moto on loopback behind a counting proxy: posters' bytes fetched and wall against the
+# local file; convert bucket to bucket against aws s3 cp + ffmpeg + aws s3 cp under xargs -P 2.
+.PHONY: bench-s3
+bench-s3: release venv
+	$(BUILT_BY_RELEASE)
+	$(PY) bench/s3.py $(CURDIR)/$(RELEASE_BIN)
 
 # The ingestion stage on a throwaway PostgreSQL 15: queue cost per job against local ingest, the default
 # recipe on a day of uploads against a shell loop of ffmpeg and vipsthumbnail (with RSS every 100 jobs), and

@@ -234,6 +234,9 @@ def main():
         gif_section()
         convert_section()
         poster_section()
+        # Posters of the same videos served by nginx: fetched by ranges through the guard (issue 44).
+        print("\n## Posters of remote videos (bench/remote.py)\n")
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "remote.py"), FLIPBOOK, "5"], check=False)
         import still_colour
         still_colour.section()
     finally:

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""make bench-s3 (issue 43): Flipbook with its sources and outputs in S3 (moto's server on loopback, behind a
+pass-through proxy that counts requests and bytes on the wire), side by side with the same work on local files
+and with what a user would script around the aws CLI.
+
+1. posters: the five videos of the posters bench and a 1 GB one in a bucket: bytes fetched per poster (target
+   <= 5% of the large objects) and wall against the same poster from the local file (target <= 1.5x).
+2. convert: the bench's GIFs (scripts/make-bench-gifs.py, then the corpus's animated GIFs; 24 in all), bucket to
+   bucket, `--jobs 2`, against `aws s3 cp` down, `ffmpeg -tune animation`, `aws s3 cp` up under `xargs -P 2`
+   (target <= 0.5x its wall).
+3. ingest: PARTS=3 adds the default recipe through two workers with S3 in and out against local disk
+   (bench/ingest_worker.py's uploads; target within 1.2x); see docs/benchmarks.md.
+
+    bench/s3.py BIN [rounds]      (needs the venv: boto3, moto[server], awscli)
+"""
+import json, math, os, shutil, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import ROOT  # noqa: E402
+import remote  # noqa: E402  (clips, big_clip)
+
+BIN = os.path.abspath(sys.argv[1])
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+VENV = os.path.join(ROOT, ".build", "venv", "bin")
+PARTS = os.environ.get("PARTS", "1,2").split(",")
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port):
+    import socket
+    for _ in range(600):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+class Stack:
+    """moto on a free port, the counting proxy in front of it, and the environment that points at the proxy."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="flipbook-bench-s3-")
+        self.moto_port = free_port()
+        self.moto = subprocess.Popen([os.path.join(VENV, "moto_server"), "-H", "127.0.0.1", "-p", str(self.moto_port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_port(self.moto_port)
+        self.log = os.path.join(self.dir, "proxy.log")
+        port_file = os.path.join(self.dir, "port")
+        self.env = dict(os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1",
+                        AWS_DEFAULT_REGION="us-east-1", HOME=self.dir, AWS_CONFIG_FILE=os.path.join(self.dir, "c"),
+                        AWS_SHARED_CREDENTIALS_FILE=os.path.join(self.dir, "k"))
+        self.proxy = subprocess.Popen([os.path.join(VENV, "python3"), os.path.join(ROOT, "Tests/storage/fault_proxy.py"), port_file,
+                                       str(self.moto_port), os.path.join(self.dir, "control.json"), self.log],
+                                      env=dict(self.env, AWS_ENDPOINT_URL=f"http://127.0.0.1:{self.moto_port}"))
+        while not os.path.exists(port_file):
+            time.sleep(0.02)
+        self.env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + open(port_file).read()
+        self.direct = dict(self.env, AWS_ENDPOINT_URL=f"http://127.0.0.1:{self.moto_port}")
+
+    def tool(self, *args):
+        return subprocess.run([os.path.join(VENV, "python3"), os.path.join(ROOT, "Tests/storage/s3tool.py"), *args],
+                              env=self.direct, check=True, capture_output=True, text=True).stdout
+
+    def traffic(self):
+        """(requests, bytes) the proxy has relayed so far."""
+        try:
+            lines = [line.split() for line in open(self.log) if line[:1].isupper() and len(line.split()) == 4]
+        except OSError:
+            return 0, 0
+        return len(lines), sum(int(p[3]) for p in lines if p[3].isdigit())
+
+    def close(self):
+        for p in (self.proxy, self.moto):
+            p.kill()
+            p.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def timed(cmd, env, stack):
+    r0, b0 = stack.traffic()
+    start = time.monotonic()
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, shell=isinstance(cmd, str))
+    wall = time.monotonic() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{cmd if isinstance(cmd, str) else cmd[:3]} failed: {done.stderr[-400:]}")
+    r1, b1 = stack.traffic()
+    return wall, r1 - r0, b1 - b0
+
+
+def geo(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def posters(stack):
+    work = os.path.join(ROOT, "bench", "work", "remote")
+    os.makedirs(work, exist_ok=True)
+    files = remote.clips() + [remote.big_clip(work)]
+    stack.tool("mb", "videos")
+    for f in files:
+        stack.tool("put", "videos", os.path.basename(f), f)
+    out = tempfile.mkdtemp(prefix="flipbook-bench-s3-posters-")
+    print(f"== posters of {len(files)} objects (s3://videos/, through the counting proxy) against the local file, "
+          f"{ROUNDS} alternating rounds, medians")
+    print(f"   {'object':34s} {'MB':>7s} | {'s3 ms':>7s} {'file ms':>7s} {'ratio':>6s} | {'requests':>8s} {'KB fetched':>10s} {'%':>6s}")
+    rows = []
+    for f in files:
+        name = os.path.basename(f)
+        s3 = [BIN, "poster", f"s3://videos/{name}", "-o", os.path.join(out, "s.jpg"), "--size", "256"]
+        local = [BIN, "poster", f, "-o", os.path.join(out, "l.jpg"), "--size", "256"]
+        a, b = [], []
+        for i in range(ROUNDS + 1):
+            pair = [(a, s3), (b, local)] if i % 2 == 0 else [(b, local), (a, s3)]
+            for sink, cmd in pair:
+                r = timed(cmd, stack.env, stack)
+                if i > 0:
+                    sink.append(r)
+        wall_s3, wall_local = statistics.median(x[0] for x in a), statistics.median(x[0] for x in b)
+        requests, fetched = statistics.median(x[1] for x in a), statistics.median(x[2] for x in a)
+        size = os.path.getsize(f)
+        rows.append((name, size, wall_s3, wall_local, requests, fetched))
+        print(f"   {name:34s} {size / 1e6:7.1f} | {wall_s3 * 1000:7.0f} {wall_local * 1000:7.0f} {wall_s3 / wall_local:5.2f}x | "
+              f"{requests:8.0f} {fetched / 1e3:10.0f} {100 * fetched / size:5.2f}%")
+    print(f"   geomean wall s3 / local {geo([r[2] / r[3] for r in rows]):.2f}x (target <= 1.5x); fetched of the objects over "
+          f"50 MB: {', '.join(f'{100 * r[5] / r[1]:.2f}%' for r in rows if r[1] > 50e6)} (target <= 5%)")
+
+
+def bench_gifs():
+    made = os.path.join(ROOT, "bench", "work", "gifs")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True, capture_output=True)
+    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif"))
+    import gif2mp4
+    gifs += gif2mp4.corpus_gifs()
+    return gifs[:24]
+
+
+def convert(stack):
+    gifs = bench_gifs()
+    stack.tool("mb", "gifs", "out")
+    for g in gifs:
+        stack.tool("put", "gifs", "set/" + os.path.basename(g), g)
+    aws = os.path.join(VENV, "aws")
+    peer_args = "-fps_mode passthrough -c:v libx264 -tune animation -movflags +faststart -pix_fmt yuv420p " \
+                "-vf scale=trunc(iw/2)*2:trunc(ih/2)*2 -an"
+    print(f"\n== convert {len(gifs)} GIFs bucket to bucket, --jobs 2, against aws s3 cp + ffmpeg -tune animation + aws s3 cp "
+          f"under xargs -P 2; {ROUNDS} alternating rounds, medians")
+    ours, peer = [], []
+    for i in range(ROUNDS + 1):
+        tmp = tempfile.mkdtemp(prefix="flipbook-bench-s3-loop-")
+        mine = [BIN, "convert", "s3://gifs/set/", "-o", f"s3://out/ours{i}/", "--jobs", "2"]
+        loop = (f"{aws} s3 ls s3://gifs/set/ | awk '{{print $4}}' | xargs -P 2 -I{{}} sh -c '"
+                f"{aws} s3 cp --quiet s3://gifs/set/{{}} {tmp}/{{}} && ffmpeg -v error -y -i {tmp}/{{}} {peer_args} {tmp}/{{}}.mp4 && "
+                f"{aws} s3 cp --quiet {tmp}/{{}}.mp4 s3://out/peer{i}/{{}}.mp4'")
+        pair = [(ours, mine), (peer, loop)] if i % 2 == 0 else [(peer, loop), (ours, mine)]
+        for sink, cmd in pair:
+            r = timed(cmd, stack.env, stack)
+            if i > 0:
+                sink.append(r)
+        shutil.rmtree(tmp, ignore_errors=True)
+    a, b = statistics.median(x[0] for x in ours), statistics.median(x[0] for x in peer)
+    print(f"   flipbook convert {a:6.2f} s, {statistics.median(x[1] for x in ours):5.0f} requests | shell loop {b:6.2f} s, "
+          f"{statistics.median(x[1] for x in peer):5.0f} requests | ratio {a / b:.2f}x (target <= 0.5x)")
+    print(f"   per round: {[round(x[0] / y[0], 2) for x, y in zip(ours, peer)]}")
+
+
+def main():
+    stack = Stack()
+    try:
+        if "1" in PARTS:
+            posters(stack)
+        if "2" in PARTS:
+            convert(stack)
+    finally:
+        stack.close()
+
+
+if __name__ == "__main__":
+    main()
