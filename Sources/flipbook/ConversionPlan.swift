@@ -173,14 +173,14 @@ struct ConversionPlan {
         }
     }
 
-    /// The bytes of a job's input: a file, an object or a URL (within the input limit).
-    static func openSource(_ input: String) throws -> any ByteSource {
+    /// The bytes of a job's input: a file, an object or a URL (through the fetch guard, within the input limit).
+    static func openSource(_ input: String, policy: FetchPolicy) throws -> any ByteSource {
         switch try StoreLocation(input) {
         case .local(let path): return try FileByteSource(path: path)
         case .s3(let bucket, let key): return try S3Context.client().open(S3Object(bucket: bucket, key: key), maxBytes: Limits().maxInputBytes)
         case .http(let url):
-            var policy = FetchPolicy()
-            policy.maxSourceBytes = Limits().maxInputBytes
+            var policy = policy
+            policy.maxSourceBytes = min(policy.maxSourceBytes, Limits().maxInputBytes)
             return try RemoteSource.open(url, policy: policy)
         }
     }

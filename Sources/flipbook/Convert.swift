@@ -21,6 +21,7 @@ struct Convert: ParsableCommand {
 
     @Argument(help: "GIF, animated WebP or APNG files, or directories.") var inputs: [String]
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var sources: SourceOptions
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: ArgumentHelp("Constant rate factor (lower: better and bigger), used as given for every file.",
                                discussion: "Without it, GIFs get Flipbook's own settings (a crf picked from the first frame: 26 for drawn, 25 for shaded, 24 for photographic pictures; more bits for colour, a flatter rate curve for drawn pictures and a more thorough analysis than the preset's), and files start at crf 23 and go lower when their measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
@@ -98,6 +99,7 @@ struct Convert: ParsableCommand {
         let next = Atomic<Int>(0)
         let jobsList = plan.jobs
         let keep = keepSmaller
+        let policy = sources.policy
         let work: @Sendable (Int) -> Void = { _ in
             while true {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -114,7 +116,7 @@ struct Convert: ParsableCommand {
                         line.status = "skipped"
                         line.note = "the output was made from this version of the input"
                     } else {
-                        let source = try ConversionPlan.openSource(job.input)
+                        let source = try ConversionPlan.openSource(job.input, policy: policy)
                         line.inputBytes = source.count
                         let type = job.sniffLater ? MediaType.sniff(source) : .gif
                         if !FrameSources.accepts(type) {
