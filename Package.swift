@@ -233,7 +233,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlipbookStorageTests",
-            dependencies: ["FlipbookStorage", "FlipbookTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["FlipbookStorage", "FlipbookTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(
             name: "FlipbookIngestTests",

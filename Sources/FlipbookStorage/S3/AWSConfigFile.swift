@@ -57,9 +57,9 @@ package struct AWSConfigFile: Sendable, Equatable {
         }
 
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Line ends as Python's universal newlines: LF, CRLF (one Character in Swift) or CR.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             lineNumber += 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             let content = Self.trim(line)
             if content.hasPrefix("#") || content.hasPrefix(";") { continue }
             if content.isEmpty { continue }

@@ -16,7 +16,7 @@ import Foundation
 /// anew for every fetch (the cluster rotates it). Concurrent callers share one fetch. When a refresh fails
 /// while the cached credentials are still valid, those are returned and the next attempt waits 10 seconds, so
 /// an STS outage costs neither requests nor a storm of calls. Each fetch is one HTTP request of ~1 KB with a
-/// 30-second timeout.
+/// timeout (30 seconds by default).
 package actor WebIdentityCredentialsProvider: AWSCredentialsProvider {
     /// What a fetch sends.
     package struct Settings: Sendable {
@@ -30,14 +30,19 @@ package actor WebIdentityCredentialsProvider: AWSCredentialsProvider {
         package var endpoint: AWSEndpoint
         /// `DurationSeconds` to ask for; nil: STS's default (one hour).
         package var durationSeconds: Int?
+        /// How long one call may take, connection attempts included (AsyncHTTPClient retries a refused
+        /// connection until then).
+        package var timeout: TimeAmount
 
         /// Settings from their parts.
-        package init(tokenFile: String, roleARN: String, sessionName: String, endpoint: AWSEndpoint, durationSeconds: Int? = nil) {
+        package init(tokenFile: String, roleARN: String, sessionName: String, endpoint: AWSEndpoint, durationSeconds: Int? = nil,
+                     timeout: TimeAmount = .seconds(30)) {
             self.tokenFile = tokenFile
             self.roleARN = roleARN
             self.sessionName = sessionName
             self.endpoint = endpoint
             self.durationSeconds = durationSeconds
+            self.timeout = timeout
         }
     }
 
@@ -121,7 +126,7 @@ package actor WebIdentityCredentialsProvider: AWSCredentialsProvider {
         let status: HTTPResponseStatus
         let answer: ByteBuffer
         do {
-            let response = try await httpClient.execute(request, timeout: .seconds(30))
+            let response = try await httpClient.execute(request, timeout: settings.timeout)
             status = response.status
             answer = try await response.body.collect(upTo: 1 << 20)
         } catch {
