@@ -80,7 +80,12 @@ public struct Ingester: Sendable {
         result.hasAlpha = info.hasAlpha
         let kind = try Self.kind(of: info)
         let wanted = recipe.derivatives(for: kind)
-        if recipe.placeholders { result.placeholder = try Placeholder(input: media) }
+        var warnings: [String] = []
+        if recipe.placeholders {
+            let image = try media.thumbnailImage(Placeholder.request)
+            warnings += image.warnings
+            result.placeholder = Placeholder(image: image)
+        }
         // A recipe that makes nothing and no placeholders (probe) writes nothing, not even its record.
         let writes = !wanted.isEmpty || recipe.placeholders
         // Every derivative is made before any is written: a source that fails at its second derivative (a
@@ -88,7 +93,8 @@ public struct Ingester: Sendable {
         // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
         var made: [(relative: String, bytes: [UInt8])] = []
         for derivative in wanted {
-            for (name, file, bytes, contentType, size) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
+            for (name, file, bytes, contentType, size, said) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
+                warnings += said.filter { !warnings.contains($0) }
                 let relative = "\(folder)/\(file)"
                 made.append((relative, bytes))
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
@@ -96,6 +102,14 @@ public struct Ingester: Sendable {
                                                 height: size.height, durationMs: size.durationMs))
             }
         }
+        if !warnings.isEmpty {
+            if !recipe.acceptTruncated, let cut = warnings.first(where: Self.isTruncation) {
+                throw FlipbookError(.truncated, "the source is cut short (\(cut)); recipe \(recipe.name) does not accept truncated sources")
+            }
+            result.warnings = warnings
+        }
+        // Stopped (a job's timeout or cancel) after the last frame: still nothing is written.
+        try Cancellation.check("ingesting \(source)")
         if writes { try makeDirectories("\(outputRoot)/\(folder)") }
         for (relative, bytes) in made { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
         if writes {
@@ -108,7 +122,17 @@ public struct Ingester: Sendable {
     }
 
     typealias Made = (name: String, file: String, bytes: [UInt8], contentType: String,
-                      size: (width: Int?, height: Int?, durationMs: Int?))
+                      size: (width: Int?, height: Int?, durationMs: Int?), warnings: [String])
+
+    /// Whether a decoder's warning says the bytes ended early (libjpeg's "Premature end of JPEG file", a GIF
+    /// or APNG frame "incomplete", a decoder that "stopped" at the end of the data), rather than that it
+    /// skipped damaged bytes it could read past (libjpeg's "extraneous bytes before marker"), which a
+    /// recipe never refuses: many cameras write those.
+    static func isTruncation(_ warning: String) -> Bool {
+        let text = warning.lowercased()
+        return ["premature end", "incomplete", "truncat", "unexpected end", "end of file", "ends before", "cut short"]
+            .contains { text.contains($0) }
+    }
 
     private func make(_ d: Recipe.Derivative, media: MediaInput, kind: Recipe.Kind,
                       isCancelled: (@Sendable () -> Bool)?) throws -> [Made] {
@@ -117,7 +141,7 @@ public struct Ingester: Sendable {
             let request = ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
             let encoded = try EncodedImage(image: try media.thumbnailImage(request), format: d.format, quality: d.quality)
             return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, d.format.mimeType,
-                     (encoded.width, encoded.height, nil))]
+                     (encoded.width, encoded.height, nil), encoded.warnings)]
         case .video:
             return [try animationMP4(d, media: media, isCancelled: isCancelled)]
         case .preview:
@@ -128,17 +152,17 @@ public struct Ingester: Sendable {
             options.video.threads = encoderThreads
             options.video.decode.isCancelled = isCancelled
             let preview = try VideoPreview.make(media, options: options)
-            return [(d.name, "\(d.name).mp4", preview.data, "video/mp4", (preview.width, preview.height, preview.durationMs))]
+            return [(d.name, "\(d.name).mp4", preview.data, "video/mp4", (preview.width, preview.height, preview.durationMs), [])]
         case .storyboard:
             var options = StoryboardOptions()
             options.isCancelled = isCancelled
             let board = try Storyboard.make(media, options: options)
             var made: [Made] = board.sheets.enumerated().map { index, sheet in
-                ("\(d.name)-sheet-\(index)", "\(d.name)-\(index).jpg", sheet.data, "image/jpeg", (sheet.width, sheet.height, nil))
+                ("\(d.name)-sheet-\(index)", "\(d.name)-\(index).jpg", sheet.data, "image/jpeg", (sheet.width, sheet.height, nil), [])
             }
             // The cues name the sheets beside the WebVTT file.
             let vtt = Array(board.webVTT(sheetName: { "\(d.name)-\($0).jpg" }).utf8)
-            made.insert((d.name, "\(d.name).vtt", vtt, "text/vtt; charset=utf-8", (nil, nil, board.durationMs)), at: 0)
+            made.insert((d.name, "\(d.name).vtt", vtt, "text/vtt; charset=utf-8", (nil, nil, board.durationMs), []), at: 0)
             return made
         }
     }
@@ -150,7 +174,7 @@ public struct Ingester: Sendable {
         options.decode.limits = limits
         options.decode.isCancelled = isCancelled
         let video = try GIFToVideo.convert(media.source, options: options)
-        return (d.name, "\(d.name).mp4", video.data, "video/mp4", (video.width, video.height, video.durationMs))
+        return (d.name, "\(d.name).mp4", video.data, "video/mp4", (video.width, video.height, video.durationMs), video.warnings)
     }
 
     /// A recorded result, if there is one and every file it lists is still there.
