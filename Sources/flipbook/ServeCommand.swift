@@ -3,6 +3,7 @@ import Dispatch
 import Flipbook
 import FlipbookServer
 import Logging
+import Prometheus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,6 +79,8 @@ struct ServeCommand: ParsableCommand {
             printError("flipbook serve: \(describe(error))")
             throw ExitCode(1)
         }
+        server.metrics.registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "flipbook", metricName: "build", unitName: "info",
+            helpText: "Flipbook's version and the C libraries' (always 1)"), labels: BuildInfo.labels()).set(1.0 as Double)
         let failed = SendableBox()
         let done = DispatchSemaphore(value: 0)
         let bound = host
