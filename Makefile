@@ -22,7 +22,7 @@ APT_PACKAGES += postgresql-15
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
-PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhash thumbhash-python
+PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhash thumbhash-python opentelemetry-proto
 
 .PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 

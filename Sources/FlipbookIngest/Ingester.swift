@@ -1,6 +1,7 @@
 import Crypto
 import Flipbook
 import Foundation
+import Tracing
 
 /// Runs a recipe over one source: hashes its bytes, probes it, computes its placeholders, makes each
 /// derivative and writes it atomically under the output root at a path from the content hash
@@ -18,6 +19,10 @@ public struct Ingester: Sendable {
     public let limits: Limits
     /// Encoder threads per MP4 (0: libx264's choice). A process running several sources at once wants 1.
     public var encoderThreads = 0
+    /// Where spans go: one child of `ingest`'s `trace` for reading the source, decoding, and each
+    /// derivative's encode and write. Nil (the default): no span is made and nothing is allocated for them.
+    /// Passed in, never looked up: the library leaves the process's tracing bootstrap alone.
+    public var tracer: (any Tracer)?
     /// `recipeTag` of each recipe in the book, by its name there: computed once, not per source (describing a
     /// recipe walks it by reflection, about 20 us, 2.5% of a `probe` job).
     private let tags: [String: String]
@@ -32,8 +37,9 @@ public struct Ingester: Sendable {
 
     /// The result for the file at `path`, reported as `source` (default: `path`), made with the recipe called
     /// `recipe` (nil: the book's default). Never throws: failures are in the result's `error`.
+    /// `trace`: the context the spans continue (a job's span); ignored without `tracer`.
     public func ingest(path: String, source: String? = nil, recipe recipeName: String? = nil,
-                       isCancelled: (@Sendable () -> Bool)? = nil) -> IngestResult {
+                       isCancelled: (@Sendable () -> Bool)? = nil, trace: ServiceContext? = nil) -> IngestResult {
         let source = source ?? path
         let recipe: Recipe
         do {
@@ -45,19 +51,35 @@ public struct Ingester: Sendable {
             let check = isCancelled ?? { false }
             let tag = tags[recipeName ?? recipes.defaultName] ?? Self.recipeTag(recipe)
             return try Cancellation.watching(check) {
-                try run(path: path, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled)
+                try run(path: path, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled, trace: trace)
             }
         } catch {
             return IngestResult(source: source, recipe: recipe.name, error: error)
         }
     }
 
+    /// Runs `body` inside a span named `name` under `trace` when there is a tracer; else just runs it.
+    private func span<T>(_ name: String, _ trace: ServiceContext?, _ body: () throws -> T) throws -> T {
+        guard let tracer, let trace else { return try body() }
+        let span = tracer.startSpan(name, context: trace)
+        defer { span.end() }
+        do {
+            return try body()
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
     private func run(path: String, source: String, recipe: Recipe, tag: String,
-                     isCancelled: (@Sendable () -> Bool)?) throws -> IngestResult {
-        let file = try FileByteSource(path: path)
-        try limits.checkBytes(file.count)
+                     isCancelled: (@Sendable () -> Bool)?, trace: ServiceContext?) throws -> IngestResult {
+        let (file, digest) = try span("read source", trace) { () throws -> (FileByteSource, String) in
+            let file = try FileByteSource(path: path)
+            try limits.checkBytes(file.count)
+            return (file, try Self.sha256(of: file))
+        }
         var result = IngestResult(source: source, recipe: recipe.name)
-        let digest = try Self.sha256(of: file)
         result.sha256 = digest
         result.bytes = file.count
         let folder = Self.folder(for: digest)
@@ -69,7 +91,9 @@ public struct Ingester: Sendable {
         }
 
         let media = MediaInput(source: file, name: source, limits: limits)
-        let info = try media.probe()
+        let (info, placeholder) = try span("decode", trace) { () throws -> (MediaInfo, Image?) in
+            (try media.probe(), recipe.placeholders ? try media.thumbnailImage(Placeholder.request) : nil)
+        }
         result.type = info.type.rawValue
         result.width = info.width
         result.height = info.height
@@ -81,22 +105,22 @@ public struct Ingester: Sendable {
         let kind = try Self.kind(of: info)
         let wanted = recipe.derivatives(for: kind)
         var warnings: [String] = []
-        if recipe.placeholders {
-            let image = try media.thumbnailImage(Placeholder.request)
-            warnings += image.warnings
-            result.placeholder = Placeholder(image: image)
+        if let placeholder {
+            warnings += placeholder.warnings
+            result.placeholder = Placeholder(image: placeholder)
         }
         // A recipe that makes nothing and no placeholders (probe) writes nothing, not even its record.
         let writes = !wanted.isEmpty || recipe.placeholders
         // Every derivative is made before any is written: a source that fails at its second derivative (a
         // video whose poster decodes and whose preview does not) used to leave the first one on disk.
         // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
-        var made: [(relative: String, bytes: [UInt8])] = []
+        var made: [(relative: String, bytes: [UInt8], derivative: String)] = []
         for derivative in wanted {
-            for (name, file, bytes, contentType, size, said) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
+            let outputs = try span("encode \(derivative.name)", trace) { try make(derivative, media: media, kind: kind, isCancelled: isCancelled) }
+            for (name, file, bytes, contentType, size, said) in outputs {
                 warnings += said.filter { !warnings.contains($0) }
                 let relative = "\(folder)/\(file)"
-                made.append((relative, bytes))
+                made.append((relative, bytes, derivative.name))
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
                                                 sha256: Hex.string(SHA256.hash(data: bytes)), width: size.width,
                                                 height: size.height, durationMs: size.durationMs))
@@ -111,7 +135,9 @@ public struct Ingester: Sendable {
         // Stopped (a job's timeout or cancel) after the last frame: still nothing is written.
         try Cancellation.check("ingesting \(source)")
         if writes { try makeDirectories("\(outputRoot)/\(folder)") }
-        for (relative, bytes) in made { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
+        for (relative, bytes, name) in made {
+            try span("write \(name)", trace) { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
+        }
         if writes {
             // Recorded without the source's name: identical uploads under other names share it.
             var stored = result

@@ -11,6 +11,8 @@ public struct Job: Sendable, Equatable {
     public var priority = 0
     /// The W3C `traceparent` the app stored with the job (column `trace_context`), if any.
     public var traceContext: String?
+    /// When the app enqueued it (`created_at`), in seconds since 1970: where the job's span begins.
+    public var enqueuedAt: Double?
 
     public init(id: Int64, source: String, recipe: String, attempt: Int, maxAttempts: Int, priority: Int = 0,
                 traceContext: String? = nil) {

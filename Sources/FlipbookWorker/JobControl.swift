@@ -1,4 +1,5 @@
 import Synchronization
+import Tracing
 
 /// What a running job's work polls to learn it should stop, and why: its `--job-timeout` passed, the job was
 /// cancelled (`state = 'cancelled'`), or this worker no longer holds it (its lease was lost). One per job on
@@ -19,10 +20,13 @@ public final class JobControl: Sendable {
     /// When its work started on a thread, and how long it may take.
     let started: ContinuousClock.Instant
     let timeoutSeconds: Double
+    /// The job's span's context, for the work's own spans (nil when the worker has no tracer).
+    public let trace: ServiceContext?
 
-    init(timeoutSeconds: Double, started: ContinuousClock.Instant = .now) {
+    init(timeoutSeconds: Double, started: ContinuousClock.Instant = .now, trace: ServiceContext? = nil) {
         self.timeoutSeconds = timeoutSeconds
         self.started = started
+        self.trace = trace
     }
 
     /// A control nothing stops (for running a job outside a worker).

@@ -78,14 +78,17 @@ struct JobQueue: Sendable {
                 started_at = CASE WHEN r.rank <= \(startNow) THEN now() END,
                 lease_until = now() + make_interval(secs => \(lease))
             FROM ranked AS r WHERE j.id = r.id
-            RETURNING j.id, j.source, j.recipe, j.attempts::int8, j.max_attempts::int8, j.priority::int8, j.trace_context, r.rank
+            RETURNING j.id, j.source, j.recipe, j.attempts::int8, j.max_attempts::int8, j.priority::int8, j.trace_context, r.rank,
+                      extract(epoch FROM j.created_at)::float8
             """, on: claims)
         var jobs: [(job: Job, started: Bool, rank: Int64)] = []
         for row in rows {
-            let (id, source, recipe, attempt, maxAttempts, priority, trace, rank) =
-                try row.decode((Int64, String, String, Int, Int, Int, String?, Int64).self)
-            jobs.append((Job(id: id, source: source, recipe: recipe, attempt: attempt, maxAttempts: maxAttempts,
-                             priority: priority, traceContext: trace), rank <= Int64(startNow), rank))
+            let (id, source, recipe, attempt, maxAttempts, priority, trace, rank, enqueued) =
+                try row.decode((Int64, String, String, Int, Int, Int, String?, Int64, Double).self)
+            var job = Job(id: id, source: source, recipe: recipe, attempt: attempt, maxAttempts: maxAttempts,
+                          priority: priority, traceContext: trace)
+            job.enqueuedAt = enqueued
+            jobs.append((job, rank <= Int64(startNow), rank))
         }
         return jobs.sorted { $0.rank < $1.rank }.map { ($0.job, $0.started) }
     }

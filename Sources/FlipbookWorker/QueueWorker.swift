@@ -3,6 +3,7 @@ import FlipbookService
 import Logging
 import PostgresNIO
 import Synchronization
+import Tracing
 
 /// One worker process's loop over `flipbook.jobs`: claim while slots are free, run each job on a thread of
 /// the worker's own pool (highest priority first), renew the leases on a connection and schedule of their own,
@@ -31,6 +32,10 @@ public final class QueueWorker: Sendable {
         public var stuckSeconds = 60.0
         /// How long finished rows are kept; the worker prunes the rest every `retention.intervalSeconds`.
         public var retention = Retention()
+        /// Where job spans go (nil: none are made). Each job's span continues the app's `traceparent` (column
+        /// `trace_context`), begins when it was enqueued, and has children for the claim wait, the work's own
+        /// spans (`JobControl.trace`) and the result's commit. Passed in: the library never bootstraps tracing.
+        public var tracer: (any Tracer)?
         /// This worker's name in the `worker` column; must be unique among live workers.
         public var name = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UInt32.random(in: 0...UInt32.max))"
         public init() {}
@@ -48,6 +53,8 @@ public final class QueueWorker: Sendable {
         var controls: [JobKey: (job: Job, control: JobControl)] = [:]
         /// A job's work did not stop within `stuckSeconds` of its timeout.
         var wedged = false
+        /// The open span of each job on a thread or being recorded (only with a tracer).
+        var spans: [JobKey: any Span] = [:]
         /// The held jobs not yet handed to a thread, oldest first (from `waitingHead` on).
         var waiting: [Job] = []
         var waitingHead = 0
@@ -247,7 +254,13 @@ public final class QueueWorker: Sendable {
                     }
                     break
                 }
-                let control = JobControl(timeoutSeconds: timeout(for: job), started: now)
+                var trace: ServiceContext?
+                if let tracer = configuration.tracer {
+                    let span = Self.jobSpan(job, tracer: tracer)
+                    s.spans[job.key] = span
+                    trace = span.context
+                }
+                let control = JobControl(timeoutSeconds: timeout(for: job), started: now, trace: trace)
                 s.controls[job.key] = (job, control)
                 next.append((job, control))
                 s.waitingHead += 1
@@ -272,6 +285,39 @@ public final class QueueWorker: Sendable {
                 ran(job, control, .failed(code: "internal", message: "\(error)", permanent: false), seconds: 0)
             }
         }
+    }
+
+    /// The job's span: the app's trace continued (its `traceparent`), from when the job was enqueued, with
+    /// a first child for the time until a thread took it (the claim wait) already ended.
+    static func jobSpan(_ job: Job, tracer: any Tracer) -> any Span {
+        var parent = ServiceContext.topLevel
+        if let traceparent = job.traceContext {
+            tracer.extract(["traceparent": traceparent], into: &parent, using: DictionaryExtractor())
+        }
+        let enqueued = job.enqueuedAt.map { WallInstant(seconds: $0) } ?? WallInstant.now
+        let now = WallInstant.now
+        let span = tracer.startSpan("flipbook.job", context: parent, ofKind: .consumer, at: min(enqueued, now))
+        span.attributes["flipbook.job.id"] = Int(job.id)
+        span.attributes["flipbook.job.recipe"] = job.recipe
+        span.attributes["flipbook.job.source"] = job.source
+        span.attributes["flipbook.job.attempt"] = job.attempt
+        let wait = tracer.startSpan("claim wait", context: span.context, ofKind: .internal, at: min(enqueued, now))
+        wait.end(at: now)
+        return span
+    }
+
+    /// Ends `job`'s span (if any) with its outcome.
+    private func endSpan(_ job: Job, outcome: String) {
+        guard configuration.tracer != nil, let span = state.withLock({ $0.spans.removeValue(forKey: job.key) }) else { return }
+        span.attributes["flipbook.job.outcome"] = outcome
+        if outcome != "done" { span.setStatus(SpanStatus(code: .error, message: outcome)) }
+        span.end()
+    }
+
+    /// A span under `job`'s for writing its outcome, or nil.
+    private func commitSpan(_ job: Job) -> (any Span)? {
+        guard let tracer = configuration.tracer, let parent = state.withLock({ $0.spans[job.key] }) else { return nil }
+        return tracer.startSpan("result commit", context: parent.context, ofKind: .client)
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -363,6 +409,7 @@ public final class QueueWorker: Sendable {
         if wake { wakeup.signal() }
         switch (control.stopReason, outcome) {
         case (.cancelled, _):
+            endSpan(job, outcome: "cancelled")
             Task {
                 let message = "cancelled while running; stopped after \(String(format: "%.1f", seconds)) s, nothing written"
                 if (try? await queue.noteCancelled(job, message: message)) == true { metrics.cancelled() }
@@ -370,18 +417,25 @@ public final class QueueWorker: Sendable {
                 forget(job)
             }
         case (.lost, _):
+            endSpan(job, outcome: "lost")
             logger.warning("job \(job.id): lease lost while it ran; stopped, its outcome dropped")
             forget(job)
         case (.timeout, .failed):
             metrics.timedOut()
             let limit = control.timeoutSeconds
+            let commit = commitSpan(job)
             Task {
                 await recordFailure(job, code: "timeout", message: "stopped after its timeout of \(Self.format(seconds: limit))",
                                     permanent: false, seconds: seconds)
+                commit?.end()
+                endSpan(job, outcome: "timeout")
                 forget(job)
             }
         case (_, .done(let result)):
+            let commit = commitSpan(job)
             completions.add(job, result: result, linger: linger) { [self] written in
+                commit?.end()
+                endSpan(job, outcome: written == .recorded ? "done" : "not recorded")
                 switch written {
                 case .recorded:
                     metrics.finished(state: "done", seconds: seconds)
@@ -398,8 +452,11 @@ public final class QueueWorker: Sendable {
                 }
             }
         case (_, .failed(let code, let message, let permanent)):
+            let commit = commitSpan(job)
             Task {
                 await recordFailure(job, code: code, message: message, permanent: permanent, seconds: seconds)
+                commit?.end()
+                endSpan(job, outcome: code)
                 forget(job)
             }
         }
@@ -432,6 +489,7 @@ public final class QueueWorker: Sendable {
 
     /// The job's outcome is written: it is no longer held.
     private func forget(_ job: Job) {
+        endSpan(job, outcome: "ended")
         let stopping = state.withLock { s -> Bool in
             s.running.removeValue(forKey: job.key)
             s.recording.remove(job.key)

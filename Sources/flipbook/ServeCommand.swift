@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import Flipbook
 import FlipbookServer
 import Logging
@@ -72,6 +73,14 @@ struct ServeCommand: ParsableCommand {
         if configuration.signer == nil && !Self.isLoopback(host) {
             printError("flipbook serve: warning: binding \(host) (not loopback) without --key: anyone who can reach it can make the server work")
         }
+        let export: TraceExport?
+        do {
+            export = try TraceExport.start(serviceName: "flipbook-serve", environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            printError("flipbook serve: trace export: \(error)")
+            throw ExitCode(64)
+        }
+        configuration.tracer = export?.tracer
         let server: FlipbookHTTPServer
         do {
             server = try FlipbookHTTPServer(configuration: configuration, logger: logger)
@@ -93,6 +102,7 @@ struct ServeCommand: ParsableCommand {
                 printError("flipbook serve: \(error)")
                 failed.set()
             }
+            await export?.finish()
             done.signal()
         }
         done.wait()

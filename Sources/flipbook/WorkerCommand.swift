@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import FlipbookCodecs
 import FlipbookIngest
 import FlipbookWorker
@@ -117,7 +118,15 @@ struct WorkerCommand: ParsableCommand {
             printError("flipbook worker: " + (version < 0 ? "cannot read the schema version" : Migrations.upgradeAdvice(version: version)))
             throw ExitCode(1)
         }
-        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency)
+        let export: TraceExport?
+        do {
+            export = try TraceExport.start(serviceName: "flipbook-worker", environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            printError("flipbook worker: trace export: \(error)")
+            throw ExitCode(64)
+        }
+        configuration.tracer = export?.tracer
+        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency, tracer: export?.tracer)
         let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0, $1) }
 
         worker.metrics.recordBuildInfo(BuildInfo.labels())
@@ -147,6 +156,7 @@ struct WorkerCommand: ParsableCommand {
                 }
                 printError("flipbook worker: \(name) running \(slots) at once")
                 await worker.run()
+                await export?.finish()
                 group.cancelAll()
             }
             done.signal()

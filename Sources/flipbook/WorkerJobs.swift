@@ -1,6 +1,7 @@
 import Flipbook
 import FlipbookIngest
 import FlipbookWorker
+import Tracing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,11 +15,12 @@ struct WorkerJobs: Sendable {
     let realRoot: String
     let ingester: Ingester
 
-    init(root: String, output: String, recipes: RecipeBook, concurrency: Int) {
+    init(root: String, output: String, recipes: RecipeBook, concurrency: Int, tracer: (any Tracer)? = nil) {
         self.root = root
         realRoot = realPath(root) ?? root
         var ingester = Ingester(outputRoot: output, recipes: recipes)
         ingester.encoderThreads = concurrency > 1 ? 1 : 0
+        ingester.tracer = tracer
         self.ingester = ingester
     }
 
@@ -36,7 +38,8 @@ struct WorkerJobs: Sendable {
         case .success(let resolved): path = resolved
         case .failure(let error): return .failed(code: error.code.rawValue, message: error.message, permanent: true)
         }
-        let result = ingester.ingest(path: path, source: job.source, recipe: job.recipe, isCancelled: { control.isCancelled })
+        let result = ingester.ingest(path: path, source: job.source, recipe: job.recipe, isCancelled: { control.isCancelled },
+                                     trace: control.trace)
         Allocator.releaseFreeMemory()
         guard let error = result.error else { return .done(result: result.json()) }
         return .failed(code: error.code, message: error.message, permanent: Self.permanentCodes.contains(error.code))

@@ -95,6 +95,8 @@ final class WorkerQueueTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else { throw XCTSkip("chromium is not installed (make deps installs it)") }
         try scenario("ui")
     }
+    /// A job with the app's traceparent: one trace, its spans at a loopback OTLP/HTTP receiver (opentelemetry-proto).
+    func testJobsContinueTheAppsTrace() throws { try scenario("traces") }
     /// A killed worker's claimed-but-unstarted jobs keep their attempt count.
     func testAKilledWorkersUnstartedJobsAreNotCharged() throws {
         try requireCorpus()

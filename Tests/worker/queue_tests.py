@@ -684,9 +684,9 @@ def http(url, data=None, headers=None):
     request = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
     try:
         with opener.open(request, timeout=60) as response:
-            return response.status, response.headers, response.read().decode()
+            return response.status, response.headers, response.read().decode(errors="replace")
     except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read().decode()
+        return error.code, error.headers, error.read().decode(errors="replace")
 
 
 def scenario_ui(run):
@@ -774,6 +774,85 @@ def scenario_ui(run):
     status, headers, _ = http(f"{wide}/?token={token}")
     check(status == 303 and "flipbook_queue_token=" in headers.get("Set-Cookie", ""), f"GET /?token=: {status} {dict(headers)}")
     print("--host 0.0.0.0: refused without --token; with one, requests without it get 401")
+
+
+def scenario_traces(run):
+    """A job enqueued by psycopg with a W3C traceparent gives one trace whose root is the app's span: the job's
+    span under it, with children for the claim wait, reading the source, decoding, each derivative's encode and
+    write, and the result's commit, their durations summing to within the job's wall time. The spans reach a
+    loopback OTLP/HTTP receiver (opentelemetry-proto decodes them). A worker without an endpoint sends none."""
+    from otlp_receiver import Receiver
+    media = make_media(run.root)
+    receiver = Receiver()
+    try:
+        # No endpoint: a job runs and nothing arrives (the receiver is up and listening all along).
+        run.workers.start("--concurrency", "1")
+        run.enqueue(media[4:5], recipe="default")
+        run.wait_all_finished()
+        check(run.workers.stop_all() == [0], "SIGTERM exit code")
+        check(receiver.requests == 0, f"a worker without OTEL_EXPORTER_OTLP_ENDPOINT sent {receiver.requests} export(s)")
+        # With one, and an app span's traceparent on the row.
+        trace_id, app_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+        env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_SERVICE_NAME="ingest-test",
+                   OTEL_TRACES_SAMPLER="parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY="200")
+        log = open(os.path.join(run.tmp, "traced.log"), "w")
+        traced = subprocess.Popen([run.workers.binary, "worker", "--database", run.pg.url, "--root", run.root, "-o", run.out + "/traced",
+                                   "--concurrency", "1"], stdout=log, stderr=log, env=env)
+        run.workers.procs.append(traced)
+        with run.pg.connect() as app:
+            with app.transaction():
+                (job,) = app.execute("INSERT INTO flipbook.jobs (source, recipe, trace_context) VALUES (%s, 'default', %s) RETURNING id",
+                                     (media[4], f"00-{trace_id}-{app_span}-01")).fetchone()
+        run.wait_all_finished()
+        traced.terminate()
+        traced.wait(timeout=120)
+        spans = receiver.wait_for(lambda spans: any(s["name"] == "flipbook.job" for s in spans))
+        mine = [s for s in spans if s["trace_id"] == trace_id]
+        check(mine and all(s["service"] == "ingest-test" for s in mine), f"spans of the app's trace: {mine}")
+        roots = [s for s in mine if s["name"] == "flipbook.job"]
+        check(len(roots) == 1 and roots[0]["parent_id"] == app_span, f"the job's span is not the app span's child: {roots}")
+        root = roots[0]
+        check(root["attributes"].get("flipbook.job.outcome") == "done" and root["attributes"].get("flipbook.job.attempt") == 1
+              and root["attributes"].get("flipbook.job.recipe") == "default", f"job span attributes: {root['attributes']}")
+        children = [s for s in mine if s["parent_id"] == root["span_id"]]
+        names = sorted(s["name"] for s in children)
+        (derivatives,) = run.conn.execute("SELECT jsonb_array_length(result->'derivatives') FROM flipbook.jobs WHERE id = %s", (job,)).fetchone()
+        run.conn.commit()
+        want = ["claim wait", "decode", "read source", "result commit"] + [f"{verb} {name}" for verb in ("encode", "write") for name in ("poster", "video")]
+        check(names == sorted(want), f"children {names}, expected {sorted(want)} ({derivatives} derivatives)")
+        total = sum(s["end"] - s["start"] for s in children)
+        wall = root["end"] - root["start"]
+        check(total <= wall and all(root["start"] <= s["start"] and s["end"] <= root["end"] + 1_000_000 for s in children),
+              f"children's {total / 1e6:.1f} ms against the job's {wall / 1e6:.1f} ms")
+        print(f"one trace under the app's span: job {wall / 1e6:.1f} ms, children " +
+              ", ".join(f"{s['name']} {(s['end'] - s['start']) / 1e6:.1f} ms" for s in sorted(children, key=lambda s: s["start"])))
+        # serve continues a request's traceparent the same way.
+        serve_log = open(os.path.join(run.tmp, "serve.log"), "w+")
+        serve = subprocess.Popen([run.workers.binary, "serve", run.root, "--port", "0"], stdout=serve_log, stderr=serve_log,
+                                 env=dict(env, OTEL_SERVICE_NAME="serve-test"))
+        run.workers.procs.append(serve)
+        def address():
+            serve_log.seek(0)
+            for line in serve_log.read().splitlines():
+                if "listening on http://" in line:
+                    return line.split("http://", 1)[1].strip().rstrip("/")
+            return None
+        host = poll(address, lambda a: a is not None or serve.poll() is not None, pause=0.1)
+        check(host is not None, f"serve never listened: {open(serve_log.name).read()}")
+        request_span = "b7ad6b7169203331"
+        for _ in range(2):  # the second answered from the memory cache: traced too
+            status, _, _ = http(f"http://{host}/thumb/{media[6]}?size=64", headers={"traceparent": f"00-{trace_id}-{request_span}-01"})
+            check(status == 200, f"serve /thumb: {status}")
+        serve.terminate()
+        serve.wait(timeout=120)
+        spans = receiver.wait_for(lambda spans: sum(s["service"] == "serve-test" for s in spans) >= 2)
+        served = [s for s in spans if s["service"] == "serve-test"]
+        check(len(served) == 2 and all(s["trace_id"] == trace_id and s["parent_id"] == request_span
+                                       and s["attributes"].get("http.response.status_code") == 200 for s in served),
+              f"serve's spans: {served}")
+        print(f"serve: 2 requests, 2 server spans under the caller's traceparent ({[s['attributes'].get('flipbook.cache') for s in served]})")
+    finally:
+        receiver.close()
 
 
 def scenario_failures(run):
