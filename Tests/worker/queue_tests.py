@@ -1055,6 +1055,17 @@ def scenario_metrics(run):
     found = after['flipbook_worker_claims_total{found="jobs"}']
     print(f"1,001 jobs: {found:.0f} claims found jobs, {empty:.0f} found none")
     check(found >= 1 and empty <= 5, f"{empty:.0f} claims found nothing while 1,001 jobs ran and ended")
+    # flipbook_build_info carries what `flipbook --version` prints, whose libavcodec is the one ffmpeg reports.
+    version = subprocess.run([run.workers.binary, "--version"], capture_output=True, text=True, check=True).stdout.splitlines()
+    libs = {line.split()[0]: line.split()[-1] for line in version[1:] if len(line.split()) >= 2}
+    ffmpeg_libavcodec = next(l for l in subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.splitlines()
+                             if l.startswith("libavcodec"))
+    loaded = ffmpeg_libavcodec.split("/")[-1].replace(" ", "")
+    check(version[0].startswith("flipbook ") and libs["libavcodec"] == loaded, f"--version {version} vs ffmpeg's {ffmpeg_libavcodec}")
+    info = [k for k in after if k.startswith("flipbook_build_info{")]
+    check(len(info) == 1 and f'version="{version[0].split()[1]}"' in info[0] and f'libavcodec="{loaded}"' in info[0]
+          and after[info[0]] == 1, f"build info {info}")
+    print(f"--version: {version[0]}, libavcodec {loaded} as ffmpeg says; /metrics: {info[0]}")
     # The queue gauges follow the heartbeat (a third of the 3 s lease).
     want = {"available": 0, "running": 0, "done": 1000, "failed": 1}
     gauges_of = lambda m: {state: m.get(f'flipbook_queue_jobs{{state="{state}"}}') for state in want}
