@@ -457,7 +457,8 @@ def tracing_cost(pg, root, tmp, sources, rounds):
     finally:
         spans = len(receiver.spans)
         receiver.close()
-    (off_wall, off_cpu), (on_wall, on_cpu) = ((statistics.median(r[i] for r in results[k]) for i in range(2)) for k in ("off", "traced"))
+    off_wall, off_cpu = [statistics.median(r[i] for r in results["off"]) for i in range(2)]
+    on_wall, on_cpu = [statistics.median(r[i] for r in results["traced"]) for i in range(2)]
     pairs = sorted(t[0] / o[0] for t, o in zip(results["traced"], results["off"]))
     print(f"  tracing off: {off_wall:.2f} s, worker CPU {off_cpu * 1e6 / JOBS:.0f} us a job (rounds: {', '.join(f'{r[0]:.2f}' for r in results['off'])})")
     print(f"  traced at 100%: {on_wall:.2f} s, worker CPU {on_cpu * 1e6 / JOBS:.0f} us a job (rounds: {', '.join(f'{r[0]:.2f}' for r in results['traced'])}); "

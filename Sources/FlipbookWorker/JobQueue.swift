@@ -94,7 +94,8 @@ struct JobQueue: Sendable {
     }
 
     /// Marks held jobs as started (a thread is taking them): from now on their attempt counts if this worker
-    /// dies. Returns the keys still this worker's; the others were reaped or cancelled meanwhile and must not run.
+    /// dies. Through the pool: it runs beside the claim loop's statements, and a session takes one caller at a
+    /// time (about one of these per claim). Returns the keys still this worker's; the others were reaped or cancelled meanwhile and must not run.
     func markStarted(_ jobs: [Job]) async throws -> Set<JobKey> {
         if jobs.isEmpty { return [] }
         let ids = jobs.map(\.id), attempts = jobs.map { Int64($0.attempt) }
@@ -103,7 +104,7 @@ struct JobQueue: Sendable {
             FROM unnest(\(ids)::int8[], \(attempts)::int8[]) AS v(id, attempt)
             WHERE j.id = v.id AND j.worker = \(worker) AND j.attempts = v.attempt AND j.state = 'running'
             RETURNING j.id, j.attempts::int8
-            """, on: claims)
+            """)
         return Set(try rows.map { row in
             let (id, attempt) = try row.decode((Int64, Int).self)
             return JobKey(id: id, attempt: attempt)

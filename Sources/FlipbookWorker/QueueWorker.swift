@@ -345,7 +345,7 @@ public final class QueueWorker: Sendable {
             var dropped: [Job] = []
             for job in jobs {
                 if kept.contains(job.key) {
-                    s.started.insert(job.key)
+                    if s.running[job.key] != nil { s.started.insert(job.key) }
                 } else if s.running[job.key] != nil, s.controls[job.key] == nil {
                     dropped.append(job)
                 }
