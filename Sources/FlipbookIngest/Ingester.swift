@@ -242,6 +242,8 @@ public struct Ingester: Sendable {
         var chunk = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
         var offset = 0
         while offset < file.count {
+            // Between megabyte reads: a timed-out or cancelled job stops here too, not only between frames.
+            try Cancellation.check("reading \(file.path)")
             let n = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
             if n == 0 { throw FlipbookError(.truncated, "\(file.path) shrank while it was read") }
             hasher.update(data: chunk[0..<n])

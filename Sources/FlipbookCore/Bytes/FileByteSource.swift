@@ -63,11 +63,8 @@ public struct FileByteSource: ByteSource {
     public var bytesRead: Int { counter.total }
 
     /// Reads with `pread` from `offset` into `buffer`; returns how many bytes (fewer only at the end of the file).
-    /// Checks `Cancellation` first (an atomic load and a task-local lookup), so work stopped by its caller (a
-    /// timed-out or cancelled job) also stops at its next read of a slow disk, not only between frames.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         guard offset >= 0 else { throw FlipbookError(.invalidArgument, "negative read offset \(offset)") }
-        try Cancellation.check("reading \(path)")
         guard offset < count, buffer.count > 0, let base = buffer.baseAddress else { return 0 }
         let wanted = min(buffer.count, count - offset)
         var done = 0
