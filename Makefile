@@ -24,7 +24,7 @@ APT_PACKAGES += strace
 # environment: Debian's python3 refuses system-wide pip. It sees Debian's Pillow and numpy.
 VENV         := .build/venv
 PY           := $(VENV)/bin/python3
-PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhash thumbhash-python
+PIP_PACKAGES := websocket-client ssimulacra2 kubernetes-validate psycopg blurhash thumbhash-python opentelemetry-proto
 # Object storage (issue 43): botocore is the independent SigV4 signer the signing tests compare against, and
 # moto's server is the S3 and STS the storage tests talk to. An extra (`[server]`) counts as installed only
 # when every package it pulls in is.

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -26,6 +26,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The TLS context of the worker's own connections (`Session`); postgres-nio already builds on it.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Traces (issue 45): the API the libraries take a tracer through, and OTLP export in the executable only.
+        // swift-otel's OTLPHTTP trait alone: its default also builds the gRPC exporter (grpc-swift-2 and its
+        // HTTP/2 transport), which Flipbook never uses.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // The HTTP client under object storage and remote sources (issues 43 and 44); the server suite's client too.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -134,6 +139,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.
@@ -146,7 +152,8 @@ let package = Package(
         // are thin layers over it.
         .target(
             name: "FlipbookIngest",
-            dependencies: ["Flipbook", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Flipbook", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
         // The PostgreSQL job queue behind `flipbook worker` (issue 20): migrations, claims, leases, LISTEN/NOTIFY
         // wake-ups and metrics. It runs jobs through a closure, so it does not know how a file is ingested.
@@ -160,6 +167,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(
@@ -173,6 +181,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // One process per poster or thumbnail, so start-up is part of every job (issue 14). lld packs the
             // ~110,000 relative relocations of this PIE into RELR (2.6 MB of RELA read at every start -> 21 KB;

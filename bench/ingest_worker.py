@@ -14,6 +14,12 @@
      memory is printed after every 100 jobs and compared with what its largest job needs on its own
      (`flipbook ingest` of that file alone; target: within 1.25x).
   3. Claims + completions per second one PostgreSQL carries: 4 workers x 8 slots on a tiny file.
+  4. Tracing: the part-1 probe jobs through a worker exporting every job's spans over OTLP/HTTP (sampler
+     always_on, to a loopback receiver decoding them with opentelemetry-proto) against the same worker with no
+     endpoint set, alternating rounds, medians of wall time and of the worker's CPU a job (target: at most 1.05x).
+  5. Retention: 200,000 finished rows 40 days old pruned by `flipbook queue prune` while a worker claims jobs
+     20 at a time: rows deleted per second, and the longest wait from a job's commit to its claim before and
+     during the prune.
 
 Ratios are from one run on this machine; PostgreSQL runs on the same 2 cores as the workers. The table holds
 100,000 finished jobs of history (`add_history`), as a queue that has run for a while does.
@@ -41,7 +47,7 @@ CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT)
 JOBS = int(os.environ.get("BENCH_INGEST_JOBS", "2000"))
 DAY = int(os.environ.get("BENCH_DAY_FILES", "1000"))
 # Which parts to run (e.g. BENCH_INGEST_PARTS=1,3 to skip the long default-recipe part).
-PARTS = set(os.environ.get("BENCH_INGEST_PARTS", "1,2,3").split(","))
+PARTS = set(os.environ.get("BENCH_INGEST_PARTS", "1,2,3,4,5").split(","))
 
 
 def proc_kb(pid, key):
@@ -321,6 +327,10 @@ def main():
                        "queue's own cost against the job's)", min(rounds, 9), target=False)
         if "3" in PARTS:
             one_database(pg, root, tmp, media)
+        if "4" in PARTS:
+            tracing_cost(pg, root, tmp, sources, int(os.environ.get("BENCH_INGEST_ROUNDS", "21")))
+        if "5" in PARTS:
+            prune_rate(pg, root, tmp, media)
         if "2" in PARTS:
             default_recipe(pg, root, tmp)
     finally:
@@ -421,6 +431,75 @@ def against_local(rounds, local):
     round after it, sorted: drift of the host over the run moves both alike."""
     wall, cpu, pg = (statistics.median(r[i] for r in rounds) for i in range(3))
     return wall, cpu, pg, sorted(w[0] / l[0] for w, l in zip(rounds, local))
+
+
+def tracing_cost(pg, root, tmp, sources, rounds):
+    from otlp_receiver import Receiver
+    print(f"4. tracing: {JOBS} probe jobs through one worker (--concurrency 2), spans exported at 100% over OTLP/HTTP "
+          f"vs no endpoint, {rounds} rounds alternating, medians")
+    receiver = Receiver()
+    traced_env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
+    plain_env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    results = {"off": [], "traced": []}
+    try:
+        for _ in range(rounds):
+            for kind, env in (("off", plain_env), ("traced", traced_env)):
+                log = open(os.path.join(tmp, f"worker-{kind}.log"), "w")
+                proc = subprocess.Popen([BINARY, "worker", "--database", pg.url, "--root", root, "-o", os.path.join(tmp, f"out-{kind}"),
+                                         "--concurrency", "2"], stdout=log, stderr=log, env=env)
+                try:
+                    seconds, _, _, counts, cpu = run_jobs(pg, root, os.path.join(tmp, f"out-{kind}"), tmp, sources, "probe", 1, 2,
+                                                          running=[proc])
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=120)
+                results[kind].append((seconds, cpu[0]))
+    finally:
+        spans = len(receiver.spans)
+        receiver.close()
+    off_wall, off_cpu = [statistics.median(r[i] for r in results["off"]) for i in range(2)]
+    on_wall, on_cpu = [statistics.median(r[i] for r in results["traced"]) for i in range(2)]
+    pairs = sorted(t[0] / o[0] for t, o in zip(results["traced"], results["off"]))
+    print(f"  tracing off: {off_wall:.2f} s, worker CPU {off_cpu * 1e6 / JOBS:.0f} us a job (rounds: {', '.join(f'{r[0]:.2f}' for r in results['off'])})")
+    print(f"  traced at 100%: {on_wall:.2f} s, worker CPU {on_cpu * 1e6 / JOBS:.0f} us a job (rounds: {', '.join(f'{r[0]:.2f}' for r in results['traced'])}); "
+          f"{spans} spans received")
+    print(f"  ratio traced/off: {on_wall / off_wall:.2f}x wall (round by round: median {statistics.median(pairs):.2f}x, "
+          f"{pairs[0]:.2f}-{pairs[-1]:.2f}x), {on_cpu / off_cpu:.2f}x worker CPU (target <= 1.05x)")
+
+
+def prune_rate(pg, root, tmp, media):
+    print("5. retention: 200,000 finished rows 40 days old pruned by `flipbook queue prune` while a worker claims")
+    tiny = [m for m in media if m.endswith("10.jpg")][0]
+    with pg.connect(autocommit=True) as conn:
+        conn.execute("INSERT INTO flipbook.jobs (source, recipe, state, attempts, finished_at, created_at) "
+                     "SELECT 'old/' || g, 'old', CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'done' END, 1, "
+                     "now() - interval '40 days', now() - interval '40 days' FROM generate_series(1, 200000) g")
+        conn.execute("VACUUM ANALYZE flipbook.jobs")
+    workers = Workers(BINARY, pg, root, os.path.join(tmp, "out-prune"), tmp)
+    workers.start("--concurrency", "2", "--keep-done", "0", "--keep-failed", "0")
+    conn = pg.connect(autocommit=True)
+    time.sleep(0.5)
+
+    def batch():
+        conn.execute("INSERT INTO flipbook.jobs (source, recipe) SELECT %s, 'probe' FROM generate_series(1, 20)", (tiny,))
+        while conn.execute("SELECT EXISTS (SELECT FROM flipbook.jobs WHERE state IN ('available', 'running'))").fetchone()[0]:
+            time.sleep(0.005)
+        return [r[0] for r in conn.execute("SELECT extract(epoch FROM claimed_at - created_at) * 1000 FROM flipbook.jobs "
+                                           "WHERE recipe = 'probe' AND state = 'done' ORDER BY id DESC LIMIT 20").fetchall()]
+    try:
+        before = [x for _ in range(20) for x in batch()]
+        prune = subprocess.Popen([BINARY, "queue", "prune", "--database", pg.url, "--json"], stdout=subprocess.PIPE, text=True)
+        during = []
+        while prune.poll() is None:
+            during += batch()
+        report = json.loads(prune.communicate()[0])
+    finally:
+        workers.stop_all()
+        conn.close()
+    deleted = sum(report["deleted"].values())
+    print(f"  {deleted} rows in {report['batches']} batches, {report['seconds']:.2f} s: {deleted / report['seconds']:.0f} rows/s")
+    print(f"  commit -> claim, ms: before the prune median {statistics.median(before):.1f}, longest {max(before):.1f} ({len(before)} jobs); "
+          f"during it median {statistics.median(during):.1f}, longest {max(during):.1f} ({len(during)} jobs)")
 
 
 def one_database(pg, root, tmp, media):

@@ -1,6 +1,7 @@
 import Crypto
 import Flipbook
 import Foundation
+import Tracing
 
 /// Runs a recipe over one source: hashes its bytes, probes it, computes its placeholders, makes each
 /// derivative and writes it atomically under the output root at a path from the content hash
@@ -18,6 +19,10 @@ public struct Ingester: Sendable {
     public let limits: Limits
     /// Encoder threads per MP4 (0: libx264's choice). A process running several sources at once wants 1.
     public var encoderThreads = 0
+    /// Where spans go: one child of `ingest`'s `trace` for reading the source, decoding, and each
+    /// derivative's encode and write. Nil (the default): no span is made and nothing is allocated for them.
+    /// Passed in, never looked up: the library leaves the process's tracing bootstrap alone.
+    public var tracer: (any Tracer)?
     /// `recipeTag` of each recipe in the book, by its name there: computed once, not per source (describing a
     /// recipe walks it by reflection, about 20 us, 2.5% of a `probe` job).
     private let tags: [String: String]
@@ -32,8 +37,9 @@ public struct Ingester: Sendable {
 
     /// The result for the file at `path`, reported as `source` (default: `path`), made with the recipe called
     /// `recipe` (nil: the book's default). Never throws: failures are in the result's `error`.
+    /// `trace`: the context the spans continue (a job's span); ignored without `tracer`.
     public func ingest(path: String, source: String? = nil, recipe recipeName: String? = nil,
-                       isCancelled: (@Sendable () -> Bool)? = nil) -> IngestResult {
+                       isCancelled: (@Sendable () -> Bool)? = nil, trace: ServiceContext? = nil) -> IngestResult {
         let source = source ?? path
         let recipe: Recipe
         do {
@@ -45,19 +51,35 @@ public struct Ingester: Sendable {
             let check = isCancelled ?? { false }
             let tag = tags[recipeName ?? recipes.defaultName] ?? Self.recipeTag(recipe)
             return try Cancellation.watching(check) {
-                try run(path: path, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled)
+                try run(path: path, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled, trace: trace)
             }
         } catch {
             return IngestResult(source: source, recipe: recipe.name, error: error)
         }
     }
 
+    /// Runs `body` inside a span named `name` under `trace` when there is a tracer; else just runs it.
+    private func span<T>(_ name: String, _ trace: ServiceContext?, _ body: () throws -> T) throws -> T {
+        guard let tracer, let trace else { return try body() }
+        let span = tracer.startSpan(name, context: trace)
+        defer { span.end() }
+        do {
+            return try body()
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
     private func run(path: String, source: String, recipe: Recipe, tag: String,
-                     isCancelled: (@Sendable () -> Bool)?) throws -> IngestResult {
-        let file = try FileByteSource(path: path)
-        try limits.checkBytes(file.count)
+                     isCancelled: (@Sendable () -> Bool)?, trace: ServiceContext?) throws -> IngestResult {
+        let (file, digest) = try span("read source", trace) { () throws -> (FileByteSource, String) in
+            let file = try FileByteSource(path: path)
+            try limits.checkBytes(file.count)
+            return (file, try Self.sha256(of: file))
+        }
         var result = IngestResult(source: source, recipe: recipe.name)
-        let digest = try Self.sha256(of: file)
         result.sha256 = digest
         result.bytes = file.count
         let folder = Self.folder(for: digest)
@@ -69,7 +91,9 @@ public struct Ingester: Sendable {
         }
 
         let media = MediaInput(source: file, name: source, limits: limits)
-        let info = try media.probe()
+        let (info, placeholder) = try span("decode", trace) { () throws -> (MediaInfo, Image?) in
+            (try media.probe(), recipe.placeholders ? try media.thumbnailImage(Placeholder.request) : nil)
+        }
         result.type = info.type.rawValue
         result.width = info.width
         result.height = info.height
@@ -80,24 +104,40 @@ public struct Ingester: Sendable {
         result.hasAlpha = info.hasAlpha
         let kind = try Self.kind(of: info)
         let wanted = recipe.derivatives(for: kind)
-        if recipe.placeholders { result.placeholder = try Placeholder(input: media) }
+        var warnings: [String] = []
+        if let placeholder {
+            warnings += placeholder.warnings
+            result.placeholder = Placeholder(image: placeholder)
+        }
         // A recipe that makes nothing and no placeholders (probe) writes nothing, not even its record.
         let writes = !wanted.isEmpty || recipe.placeholders
         // Every derivative is made before any is written: a source that fails at its second derivative (a
         // video whose poster decodes and whose preview does not) used to leave the first one on disk.
         // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
-        var made: [(relative: String, bytes: [UInt8])] = []
+        var made: [(relative: String, bytes: [UInt8], derivative: String)] = []
         for derivative in wanted {
-            for (name, file, bytes, contentType, size) in try make(derivative, media: media, kind: kind, isCancelled: isCancelled) {
+            let outputs = try span("encode \(derivative.name)", trace) { try make(derivative, media: media, kind: kind, isCancelled: isCancelled) }
+            for (name, file, bytes, contentType, size, said) in outputs {
+                warnings += said.filter { !warnings.contains($0) }
                 let relative = "\(folder)/\(file)"
-                made.append((relative, bytes))
+                made.append((relative, bytes, derivative.name))
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
                                                 sha256: Hex.string(SHA256.hash(data: bytes)), width: size.width,
                                                 height: size.height, durationMs: size.durationMs))
             }
         }
+        if !warnings.isEmpty {
+            if !recipe.acceptTruncated, let cut = warnings.first(where: Self.isTruncation) {
+                throw FlipbookError(.truncated, "the source is cut short (\(cut)); recipe \(recipe.name) does not accept truncated sources")
+            }
+            result.warnings = warnings
+        }
+        // Stopped (a job's timeout or cancel) after the last frame: still nothing is written.
+        try Cancellation.check("ingesting \(source)")
         if writes { try makeDirectories("\(outputRoot)/\(folder)") }
-        for (relative, bytes) in made { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
+        for (relative, bytes, name) in made {
+            try span("write \(name)", trace) { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
+        }
         if writes {
             // Recorded without the source's name: identical uploads under other names share it.
             var stored = result
@@ -108,7 +148,17 @@ public struct Ingester: Sendable {
     }
 
     typealias Made = (name: String, file: String, bytes: [UInt8], contentType: String,
-                      size: (width: Int?, height: Int?, durationMs: Int?))
+                      size: (width: Int?, height: Int?, durationMs: Int?), warnings: [String])
+
+    /// Whether a decoder's warning says the bytes ended early (libjpeg's "Premature end of JPEG file", a GIF
+    /// or APNG frame "incomplete", a decoder that "stopped" at the end of the data), rather than that it
+    /// skipped damaged bytes it could read past (libjpeg's "extraneous bytes before marker"), which a
+    /// recipe never refuses: many cameras write those.
+    static func isTruncation(_ warning: String) -> Bool {
+        let text = warning.lowercased()
+        return ["premature end", "incomplete", "truncat", "unexpected end", "end of file", "ends before", "cut short"]
+            .contains { text.contains($0) }
+    }
 
     private func make(_ d: Recipe.Derivative, media: MediaInput, kind: Recipe.Kind,
                       isCancelled: (@Sendable () -> Bool)?) throws -> [Made] {
@@ -117,7 +167,7 @@ public struct Ingester: Sendable {
             let request = ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
             let encoded = try EncodedImage(image: try media.thumbnailImage(request), format: d.format, quality: d.quality)
             return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, d.format.mimeType,
-                     (encoded.width, encoded.height, nil))]
+                     (encoded.width, encoded.height, nil), encoded.warnings)]
         case .video:
             return [try animationMP4(d, media: media, isCancelled: isCancelled)]
         case .preview:
@@ -128,17 +178,17 @@ public struct Ingester: Sendable {
             options.video.threads = encoderThreads
             options.video.decode.isCancelled = isCancelled
             let preview = try VideoPreview.make(media, options: options)
-            return [(d.name, "\(d.name).mp4", preview.data, "video/mp4", (preview.width, preview.height, preview.durationMs))]
+            return [(d.name, "\(d.name).mp4", preview.data, "video/mp4", (preview.width, preview.height, preview.durationMs), [])]
         case .storyboard:
             var options = StoryboardOptions()
             options.isCancelled = isCancelled
             let board = try Storyboard.make(media, options: options)
             var made: [Made] = board.sheets.enumerated().map { index, sheet in
-                ("\(d.name)-sheet-\(index)", "\(d.name)-\(index).jpg", sheet.data, "image/jpeg", (sheet.width, sheet.height, nil))
+                ("\(d.name)-sheet-\(index)", "\(d.name)-\(index).jpg", sheet.data, "image/jpeg", (sheet.width, sheet.height, nil), [])
             }
             // The cues name the sheets beside the WebVTT file.
             let vtt = Array(board.webVTT(sheetName: { "\(d.name)-\($0).jpg" }).utf8)
-            made.insert((d.name, "\(d.name).vtt", vtt, "text/vtt; charset=utf-8", (nil, nil, board.durationMs)), at: 0)
+            made.insert((d.name, "\(d.name).vtt", vtt, "text/vtt; charset=utf-8", (nil, nil, board.durationMs), []), at: 0)
             return made
         }
     }
@@ -150,7 +200,7 @@ public struct Ingester: Sendable {
         options.decode.limits = limits
         options.decode.isCancelled = isCancelled
         let video = try GIFToVideo.convert(media.source, options: options)
-        return (d.name, "\(d.name).mp4", video.data, "video/mp4", (video.width, video.height, video.durationMs))
+        return (d.name, "\(d.name).mp4", video.data, "video/mp4", (video.width, video.height, video.durationMs), video.warnings)
     }
 
     /// A recorded result, if there is one and every file it lists is still there.
@@ -192,6 +242,8 @@ public struct Ingester: Sendable {
         var chunk = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
         var offset = 0
         while offset < file.count {
+            // Between megabyte reads: a timed-out or cancelled job stops here too, not only between frames.
+            try Cancellation.check("reading \(file.path)")
             let n = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
             if n == 0 { throw FlipbookError(.truncated, "\(file.path) shrank while it was read") }
             hasher.update(data: chunk[0..<n])

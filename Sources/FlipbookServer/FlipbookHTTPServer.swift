@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Tracing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +37,10 @@ public final class FlipbookHTTPServer: Sendable {
         /// How long a keep-alive connection may wait for its next request before the server closes it.
         /// Default 75 s (nginx's `keepalive_timeout`).
         public var idleTimeout: Duration = .seconds(75)
+        /// Where request spans go, each continuing the request's W3C `traceparent`. Default nil: no spans,
+        /// and memory-cache hits are answered on the event loop. With a tracer every request goes through
+        /// `handle`, which makes its span.
+        public var tracer: (any Tracer)?
 
         /// A configuration serving `root` with every other default.
         public init(root: String) { service = DerivativeService.Configuration(root: root) }
@@ -146,6 +151,7 @@ public final class FlipbookHTTPServer: Sendable {
         let total = inFlight.add(1, ordering: .relaxed).newValue
         metrics.inFlight(1, total: total)
         let target = request.head.path ?? "/"
+        let span = configuration.tracer.map { Self.requestSpan(request, target: target, tracer: $0) }
         var answer: Answer
         do {
             answer = try await route(request, target: target, connection: connection)
@@ -166,7 +172,31 @@ public final class FlipbookHTTPServer: Sendable {
         }
         finished(request.method, target, status: answer.response.status, route: answer.route, cache: answer.cache,
                  bodyBytes: answer.bodyBytes, started: started)
+        if let span {
+            span.attributes["http.route"] = answer.route
+            span.attributes["http.response.status_code"] = Int(answer.response.status.code)
+            span.attributes["flipbook.cache"] = answer.cache
+            if answer.response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            span.end()
+        }
         return answer.response
+    }
+
+    /// A server span for `request`, continuing its `traceparent` header if it has one.
+    static func requestSpan(_ request: Request, target: String, tracer: any Tracer) -> any Span {
+        var context = ServiceContext.topLevel
+        tracer.extract(request.headers, into: &context, using: HeaderExtractor())
+        let span = tracer.startSpan("\(request.method.rawValue) \(target.split(separator: "?").first ?? "/")", context: context, ofKind: .server)
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["url.path"] = String(target.split(separator: "?").first ?? "/")
+        return span
+    }
+
+    /// Reads trace headers from a request's fields.
+    struct HeaderExtractor: Extractor {
+        func extract(key: String, from carrier: HTTPFields) -> String? {
+            carrier.first { $0.name.canonicalName == key }?.value
+        }
     }
 
     /// The answer to a GET (or, with `isHEAD`, a HEAD) of the origin-form `target` if it names a media route
@@ -175,7 +205,7 @@ public final class FlipbookHTTPServer: Sendable {
     /// `handle` answers. Synchronous: it runs on the event loop, in `CachedMediaHandler`.
     func cachedAnswer(isHEAD: Bool, target: String, request: @autoclosure () -> ConditionalHeaders) -> BufferedResponse? {
         let started = monotonicNanoseconds()
-        guard !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
+        guard configuration.tracer == nil, !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
               let parsed = try? RequestTarget(target), Self.mediaRoutes.contains(parsed.route),
               let wanted = try? derivativeRequest(parsed, target: target),
               let derivative = try? service.cachedEntry(wanted)

@@ -8,12 +8,23 @@ import Synchronization
 /// instead of one per job; an idle worker, or one whose jobs are slow, still writes each result at once.
 ///
 /// `add` never waits: a pool thread hands its result over and goes on to the next job. A write that fails
-/// (the database went away) is retried with backoff until it goes through; the fencing in `JobQueue.finish`
-/// makes a late write harmless.
+/// because the database went away is retried with backoff until it goes through; the fencing in
+/// `JobQueue.finish` makes a late write harmless. A write PostgreSQL refuses (a value it rejects) is not
+/// retried: that would refuse again for ever and hold up every later result. The batch is written again
+/// one result at a time, and a result refused alone is reported `rejected`, for its job to be failed.
 final class Completions: Sendable {
-    /// Called once the result is written: true if it was recorded, false if the job was no longer this
-    /// worker's (its lease expired meanwhile).
-    typealias Recorded = @Sendable (Bool) -> Void
+    /// How a result's write ended.
+    enum Written: Sendable, Equatable {
+        /// The job is `done` with this result.
+        case recorded
+        /// The job was no longer this worker's (its lease expired meanwhile, or it was cancelled).
+        case lost
+        /// PostgreSQL refused the result itself; the message is its error.
+        case rejected(String)
+    }
+
+    /// Called once the result is written.
+    typealias Recorded = @Sendable (Written) -> Void
 
     private struct Waiting {
         var job: Job
@@ -108,16 +119,24 @@ final class Completions: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
-            let recorded = await writeUntilDone(batch)
-            for waiting in batch { waiting.recorded(recorded.contains(waiting.job.id)) }
+            let written = await writeUntilDone(batch)
+            for (waiting, outcome) in zip(batch, written) { waiting.recorded(outcome) }
         }
     }
 
-    private func writeUntilDone(_ batch: [Waiting]) async -> Set<Int64> {
+    /// How each of `batch`'s writes ended, in its order.
+    private func writeUntilDone(_ batch: [Waiting]) async -> [Written] {
         var backoff = Backoff()
         while true {
             do {
-                return try await queue.finish(batch.map { ($0.job, $0.result) })
+                let recorded = try await queue.finish(batch.map { ($0.job, $0.result) })
+                return batch.map { recorded.contains($0.job.id) ? .recorded : .lost }
+            } catch where JobQueue.isRejection(error) {
+                if batch.count == 1 { return [.rejected(JobQueue.describe(error))] }
+                logger.warning("PostgreSQL refused a batch of \(batch.count) results; writing them one at a time: \(JobQueue.describe(error))")
+                var written: [Written] = []
+                for waiting in batch { written += await writeUntilDone([waiting]) }
+                return written
             } catch {
                 logger.warning("recording \(batch.count) result(s) failed, retrying: \(String(reflecting: error))")
                 try? await Task.sleep(for: .seconds(backoff.next()))

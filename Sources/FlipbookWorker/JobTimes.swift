@@ -43,6 +43,31 @@ struct JobTimes: Sendable {
         jobs.reduce(0) { $0 + expected(recipe: $1.recipe) } / Double(threads)
     }
 
+    /// How many of `waiting` to mark started in one statement (`JobQueue.markStarted`): the first, plus those
+    /// after it expected to start within `window` seconds, given the jobs on threads (recipe and seconds
+    /// they have run) and `threads` threads. Only jobs of recipes whose average is known count, on threads as
+    /// in the queue: a job of a recipe not seen yet (or one running past its average) may take any time, and a
+    /// job marked ahead of it would have its attempt counted if the worker died meanwhile without ever having
+    /// started it. A worker of millisecond jobs then marks a claim's worth at a time; one of slow jobs, one.
+    func startBatch(waiting: ArraySlice<Job>, onThreads: [(recipe: String, elapsed: Double)], threads: Int,
+                    window: Double = 0.05) -> Int {
+        guard let first = waiting.first else { return 0 }
+        var budget = window * Double(threads)
+        for running in onThreads {
+            guard let average = byRecipe[running.recipe], running.elapsed <= average * 2 else { return 1 }
+            budget -= max(0, average - running.elapsed)
+        }
+        guard let firstAverage = byRecipe[first.recipe] else { return 1 }
+        budget -= firstAverage
+        var count = 1
+        for job in waiting.dropFirst() {
+            guard let average = byRecipe[job.recipe], budget - average >= 0 else { break }
+            budget -= average
+            count += 1
+        }
+        return count
+    }
+
     private static func moved(_ average: Double?, toward seconds: Double) -> Double {
         guard let average else { return seconds }
         return average + (seconds - average) * weight

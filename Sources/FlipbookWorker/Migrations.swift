@@ -53,9 +53,40 @@ public enum Migrations {
             EXECUTE FUNCTION flipbook.notify_done()
             """,
         ]),
+        // Issue 45. Every column is nullable or has a constant default, so on PostgreSQL 11 and later each ADD is
+        // a catalogue change, not a rewrite of the table; apps that insert as before are unaffected.
+        (2, [
+            // The app's W3C traceparent, which the worker continues (docs/ingest-worker.md, "Traces").
+            "ALTER TABLE flipbook.jobs ADD COLUMN trace_context text",
+            // When the worker claimed it; `started_at` is now when a thread started it (its attempt then
+            // counts, see `JobQueue.reapExpired`).
+            "ALTER TABLE flipbook.jobs ADD COLUMN claimed_at timestamptz",
+            // Every attempt's error, oldest first; `error` stays the last one. `queue retry` keeps them.
+            "ALTER TABLE flipbook.jobs ADD COLUMN errors jsonb NOT NULL DEFAULT '[]'::jsonb",
+            // Retention (`JobQueue.prune`) and `queue list` find finished rows by age through this, never
+            // touching the claim index.
+            "CREATE INDEX jobs_finished ON flipbook.jobs (state, finished_at) WHERE state IN ('done', 'failed', 'cancelled')",
+        ]),
     ]
 
     public static var latestVersion: Int { steps.last?.version ?? 0 }
+
+    /// The schema version of the database `connection` reaches (0: no schema `flipbook`). Costs one query.
+    public static func currentVersion(connection: PostgresConnection, logger: Logger) async throws -> Int {
+        // Two statements: one naming a missing table fails at parse time, whatever branch would run.
+        let exists = try await connection.query("SELECT to_regclass('flipbook.schema_migrations') IS NOT NULL",
+                                                 logger: logger).collect()
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
+        let rows = try await connection.query("SELECT coalesce(max(version), 0)::int8 FROM flipbook.schema_migrations",
+                                              logger: logger).collect()
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
+    /// What to tell someone whose database is at `version`, below the latest: the command that upgrades it.
+    public static func upgradeAdvice(version: Int) -> String {
+        (version == 0 ? "the database has no schema flipbook" : "schema flipbook is at version \(version), this flipbook needs \(latestVersion)")
+            + ": run `flipbook worker --database URL --migrate` first"
+    }
 
     /// Creates or upgrades schema `flipbook` over one connection of its own, made from `configuration`: while
     /// the server cannot be reached (refused, unresolvable, timed out) it tries again with backoff for up to

@@ -3,10 +3,13 @@ import FlipbookService
 import Logging
 import PostgresNIO
 import Synchronization
+import Tracing
 
 /// One worker process's loop over `flipbook.jobs`: claim while slots are free, run each job on a thread of
-/// the worker's own pool, renew the leases, record results, wake on NOTIFY or the poll, and stop on `stop()`.
-/// No signals in here: the executable calls `stop()` on SIGTERM.
+/// the worker's own pool (highest priority first), renew the leases on a connection and schedule of their own,
+/// stop jobs that run past their timeout or are cancelled, record results, wake on NOTIFY or the poll, and
+/// stop on `stop()`. No signals in here: the executable calls `stop()` on SIGTERM, and exits non-zero when
+/// `wedged` says a job's work would not stop.
 public final class QueueWorker: Sendable {
     public struct Configuration: Sendable {
         /// Jobs at once (threads).
@@ -19,21 +22,46 @@ public final class QueueWorker: Sendable {
         public var pollSeconds = 2.0
         /// The first retry's delay; doubled per attempt (capped at 10 minutes), with ±50% jitter.
         public var retryBaseSeconds = 1.0
+        /// Seconds a job may run before its work is told to stop and it is recorded `timeout` (retryable).
+        public var jobTimeoutSeconds = 600.0
+        /// Timeouts of particular recipes, by name (a recipe file's `timeout`), overriding `jobTimeoutSeconds`.
+        public var recipeTimeouts: [String: Double] = [:]
+        /// Seconds past its timeout after which a job's work that has not stopped is taken for stuck: the worker
+        /// then stops claiming, records it `timeout` and `run` returns with `wedged` set, for the process to
+        /// exit rather than let a second worker run the job beside a thread that still does.
+        public var stuckSeconds = 60.0
+        /// How long finished rows are kept; the worker prunes the rest every `retention.intervalSeconds`.
+        public var retention = Retention()
+        /// Where job spans go (nil: none are made). Each job's span continues the app's `traceparent` (column
+        /// `trace_context`), begins when it was enqueued, and has children for the claim wait, the work's own
+        /// spans (`JobControl.trace`) and the result's commit. Passed in: the library never bootstraps tracing.
+        public var tracer: (any Tracer)?
         /// This worker's name in the `worker` column; must be unique among live workers.
         public var name = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UInt32.random(in: 0...UInt32.max))"
         public init() {}
     }
 
     private struct State {
-        /// Every job held: claimed, running, or finished with its outcome still being written.
-        var running: [Int64: Job] = [:]
+        /// Every job held: claimed, running, or finished with its outcome still being written; by id and
+        /// attempt (a job given back and claimed again is another).
+        var running: [JobKey: Job] = [:]
+        /// The held jobs whose start is recorded (`started_at`): their attempt counts if this worker dies.
+        var started: Set<JobKey> = []
+        /// A `markStarted` is in flight: dispatching waits for it.
+        var marking = false
+        /// The jobs whose runner is on a thread, with what stops them.
+        var controls: [JobKey: (job: Job, control: JobControl)] = [:]
+        /// A job's work did not stop within `stuckSeconds` of its timeout.
+        var wedged = false
+        /// The open span of each job on a thread or being recorded (only with a tracer).
+        var spans: [JobKey: any Span] = [:]
         /// The held jobs not yet handed to a thread, oldest first (from `waitingHead` on).
         var waiting: [Job] = []
         var waitingHead = 0
         /// Jobs handed to the pool whose runner has not returned: at most one per thread.
         var onThreads = 0
         /// The held jobs whose runner has returned: they hold a lease until written, but no thread.
-        var recording: Set<Int64> = []
+        var recording: Set<JobKey> = []
         var stopping = false
         /// How long recent jobs took, overall and by recipe.
         var times = JobTimes()
@@ -116,19 +144,31 @@ public final class QueueWorker: Sendable {
     /// Jobs this worker holds right now (running, claimed and waiting for a thread, or being recorded).
     public var runningCount: Int { state.withLock { $0.running.count } }
 
+    /// Whether a job's work went on past its timeout and would not stop: `run` has returned without waiting
+    /// for it, and the process should exit (non-zero) so that the thread ends before the job runs elsewhere.
+    public var wedged: Bool { state.withLock { $0.wedged } }
+
+    /// Seconds `job` may run.
+    func timeout(for job: Job) -> Double {
+        configuration.recipeTimeouts[job.recipe] ?? configuration.jobTimeoutSeconds
+    }
+
     /// Held jobs that still need a thread: what the claim loop fills up to its capacity. A job whose outcome
     /// is being written no longer counts, so the next claim overlaps that write.
     var unfinishedCount: Int { state.withLock { $0.unfinished } }
 
-    /// The ids of the jobs this worker holds, for renewing their leases.
-    var heldIDs: [Int64] { state.withLock { Array($0.running.keys) } }
+    /// The ids of the jobs this worker holds, for handing back what a lost claim took.
+    var heldIDs: [Int64] { state.withLock { $0.running.keys.map(\.id) } }
 
     /// Runs until `stop()`. `client.run()` must be running meanwhile. Database errors are logged and retried
     /// with backoff, never thrown: a restart or failover of PostgreSQL is waited out.
     public func run() async {
         let listener = Task { await listen() }
         let heartbeat = Task { await beat() }
+        let renewer = Task { await renewLeases() }
+        let watchdog = Task { await watch() }
         let poller = Task { await poll() }
+        let pruner = Task { await prune() }
         var backoff = Backoff()
         // A claim that failed may have committed with its answer lost; the next attempt first hands back what
         // it may have taken (`JobQueue.giveBackUnheld`).
@@ -147,7 +187,14 @@ public final class QueueWorker: Sendable {
                         if back > 0 { logger.info("gave back \(back) job(s) a claim took whose answer was lost") }
                         unanswered = false
                     }
-                    claimed = try await queue.claim(limit: free, lease: configuration.leaseSeconds)
+                    // Threads that no held job will fill: the claim marks that many started (they go to threads now).
+                    let idle = state.withLock { s in
+                        max(0, configuration.concurrency - s.onThreads - (s.waiting.count - s.waitingHead))
+                    }
+                    let answer = try await queue.claim(limit: free, lease: configuration.leaseSeconds, startNow: idle)
+                    claimed = answer.map(\.job)
+                    let started = answer.filter(\.started).map(\.job.key)
+                    state.withLock { $0.started.formUnion(started) }
                     backoff.reset()
                 } catch {
                     unanswered = true
@@ -167,7 +214,10 @@ public final class QueueWorker: Sendable {
         listener.cancel()
         heartbeat.cancel()
         poller.cancel()
+        pruner.cancel()
         await drain()
+        renewer.cancel()
+        watchdog.cancel()
         queue.close()
     }
 
@@ -177,7 +227,7 @@ public final class QueueWorker: Sendable {
     /// Holds `jobs` and hands what free threads there are to the pool.
     private func start(_ jobs: [Job]) {
         state.withLock { s in
-            for job in jobs { s.running[job.id] = job }
+            for job in jobs { s.running[job.key] = job }
             s.waiting.append(contentsOf: jobs)
         }
         metrics.running(runningCount)
@@ -185,12 +235,34 @@ public final class QueueWorker: Sendable {
     }
 
     /// Hands waiting jobs to the pool while a thread is free. Held jobs wait here, not in the pool's queue,
-    /// so that those not started yet can be given back (`ran`, `drain`).
+    /// so that those not started yet can be given back (`ran`, `drain`). A job whose start is not recorded yet
+    /// is marked first (`mark`), with those expected to follow it within 50 ms (`JobTimes.startBatch`).
     private func dispatch() {
-        let next = state.withLock { s -> [Job] in
-            var next: [Job] = []
+        let (next, toMark) = state.withLock { s -> ([(Job, JobControl)], [Job]) in
+            var next: [(Job, JobControl)] = []
+            var toMark: [Job] = []
+            let now = ContinuousClock.now
             while s.onThreads < configuration.concurrency && s.waitingHead < s.waiting.count {
-                next.append(s.waiting[s.waitingHead])
+                let job = s.waiting[s.waitingHead]
+                if !s.started.contains(job.key) {
+                    if !s.marking {
+                        let onThreads = s.controls.values.map { ($0.job.recipe, Self.seconds(now - $0.control.started)) }
+                        let count = s.times.startBatch(waiting: s.waiting[s.waitingHead...], onThreads: onThreads,
+                                                       threads: configuration.concurrency)
+                        toMark = s.waiting[s.waitingHead..<(s.waitingHead + max(1, count))].filter { !s.started.contains($0.key) }
+                        s.marking = true
+                    }
+                    break
+                }
+                var trace: ServiceContext?
+                if let tracer = configuration.tracer {
+                    let span = Self.jobSpan(job, tracer: tracer)
+                    s.spans[job.key] = span
+                    trace = span.context
+                }
+                let control = JobControl(timeoutSeconds: timeout(for: job), started: now, trace: trace)
+                s.controls[job.key] = (job, control)
+                next.append((job, control))
                 s.waitingHead += 1
                 s.onThreads += 1
             }
@@ -198,20 +270,106 @@ public final class QueueWorker: Sendable {
                 s.waiting.removeFirst(s.waitingHead)
                 s.waitingHead = 0
             }
-            return next
+            return (next, toMark)
         }
+        if !toMark.isEmpty { Task { await mark(toMark) } }
         let runner = self.runner
-        for job in next {
+        for (job, control) in next {
             do {
                 try pool.submit { [self] in
                     let started = ContinuousClock.now
-                    let outcome = runner(job)
-                    let elapsed = ContinuousClock.now - started
-                    ran(job, outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                    let outcome = runner(job, control)
+                    ran(job, control, outcome, seconds: Self.seconds(ContinuousClock.now - started))
                 }
             } catch {
-                ran(job, .failed(code: "internal", message: "\(error)", permanent: false), seconds: 0)
+                ran(job, control, .failed(code: "internal", message: "\(error)", permanent: false), seconds: 0)
             }
+        }
+    }
+
+    /// The job's span: the app's trace continued (its `traceparent`), from when the job was enqueued, with
+    /// a first child for the time until a thread took it (the claim wait) already ended.
+    static func jobSpan(_ job: Job, tracer: any Tracer) -> any Span {
+        var parent = ServiceContext.topLevel
+        if let traceparent = job.traceContext {
+            tracer.extract(["traceparent": traceparent], into: &parent, using: DictionaryExtractor())
+        }
+        let enqueued = job.enqueuedAt.map { WallInstant(seconds: $0) } ?? WallInstant.now
+        let now = WallInstant.now
+        let span = tracer.startSpan("flipbook.job", context: parent, ofKind: .consumer, at: min(enqueued, now))
+        span.attributes["flipbook.job.id"] = Int(job.id)
+        span.attributes["flipbook.job.recipe"] = job.recipe
+        span.attributes["flipbook.job.source"] = job.source
+        span.attributes["flipbook.job.attempt"] = job.attempt
+        let wait = tracer.startSpan("claim wait", context: span.context, ofKind: .internal, at: min(enqueued, now))
+        wait.end(at: now)
+        return span
+    }
+
+    /// Ends `job`'s span (if any) with its outcome.
+    private func endSpan(_ job: Job, outcome: String) {
+        guard configuration.tracer != nil, let span = state.withLock({ $0.spans.removeValue(forKey: job.key) }) else { return }
+        span.attributes["flipbook.job.outcome"] = outcome
+        if outcome != "done" { span.setStatus(SpanStatus(code: .error, message: outcome)) }
+        span.end()
+    }
+
+    /// A span under `job`'s for writing its outcome, or nil.
+    private func commitSpan(_ job: Job) -> (any Span)? {
+        guard let tracer = configuration.tracer, let parent = state.withLock({ $0.spans[job.key] }) else { return nil }
+        return tracer.startSpan("result commit", context: parent.context, ofKind: .client)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    /// Records that `jobs` are starting, then dispatches them. Those no longer this worker's (cancelled or
+    /// reaped while they waited) are dropped unrun. Retried through database outages; after `stop()` the
+    /// drain gives back whatever is still waiting.
+    private func mark(_ jobs: [Job]) async {
+        var backoff = Backoff()
+        var kept: Set<JobKey>?
+        while kept == nil {
+            do {
+                kept = try await queue.markStarted(jobs)
+            } catch {
+                if state.withLock({ $0.stopping }) { break }
+                logger.warning("recording \(jobs.count) job(s) as started failed, retrying: \(String(reflecting: error))")
+                try? await Task.sleep(for: .seconds(backoff.next()))
+            }
+        }
+        let dropped = state.withLock { s -> [Job] in
+            s.marking = false
+            guard let kept else { return [] }
+            var dropped: [Job] = []
+            for job in jobs {
+                if kept.contains(job.key) {
+                    if s.running[job.key] != nil { s.started.insert(job.key) }
+                } else if s.running[job.key] != nil, s.controls[job.key] == nil {
+                    dropped.append(job)
+                }
+            }
+            removeWaiting(Set(dropped.map(\.key)), from: &s)
+            return dropped
+        }
+        if !dropped.isEmpty {
+            logger.info("\(dropped.count) held job(s) were cancelled or reaped before they started: not run")
+            metrics.running(runningCount)
+            wakeup.signal()
+        }
+        dispatch()
+    }
+
+    /// Drops held jobs no thread has taken from the waiting list and the bookkeeping.
+    private func removeWaiting(_ keys: Set<JobKey>, from s: inout State) {
+        if keys.isEmpty { return }
+        let before = s.waiting[..<s.waitingHead]
+        let after = s.waiting[s.waitingHead...].filter { !keys.contains($0.key) }
+        s.waiting = Array(before) + after
+        for key in keys {
+            s.running.removeValue(forKey: key)
+            s.started.remove(key)
         }
     }
 
@@ -224,10 +382,11 @@ public final class QueueWorker: Sendable {
     /// queue at once, for idle workers to take: a worker that had learnt its jobs were short never sits on a
     /// batch of long ones.
     /// Its result may wait for others (`HoldLimits.linger`) only while other held jobs will finish soon.
-    private func ran(_ job: Job, _ outcome: JobOutcome, seconds: Double) {
+    private func ran(_ job: Job, _ control: JobControl, _ outcome: JobOutcome, seconds: Double) {
         let (wake, linger, surplus) = state.withLock { s -> (Bool, Double, [Job]) in
             s.onThreads -= 1
-            s.recording.insert(job.id)
+            s.controls.removeValue(forKey: job.key)
+            s.recording.insert(job.key)
             s.times.record(recipe: job.recipe, seconds: seconds)
             let limits = HoldLimits.limits(concurrency: configuration.concurrency, pace: s.times.pace)
             // Only when the wait is long (a second by the estimate): jobs of mixed lengths shrink the limits
@@ -238,29 +397,75 @@ public final class QueueWorker: Sendable {
             if over > 0 && s.times.wait(for: s.waiting[s.waitingHead...], threads: configuration.concurrency) > Self.longWait {
                 surplus = Array(s.waiting.suffix(over))
                 s.waiting.removeLast(over)
-                for held in surplus { s.running.removeValue(forKey: held.id) }
+                for held in surplus {
+                    s.running.removeValue(forKey: held.key)
+                    s.started.remove(held.key)
+                }
             }
             return (s.stopping || (!s.drained && s.unfinished <= limits.refill), s.unfinished > 0 ? limits.linger : 0, surplus)
         }
         dispatch()
         if !surplus.isEmpty { Task { await giveBack(surplus, why: "they wait behind slower jobs") } }
         if wake { wakeup.signal() }
-        switch outcome {
-        case .done(let result):
-            completions.add(job, result: result, linger: linger) { [self] recorded in
-                if recorded {
-                    metrics.finished(state: "done", seconds: seconds)
-                } else {
-                    logger.warning("job \(job.id): lease lost before it finished; its result was dropped")
-                }
+        switch (control.stopReason, outcome) {
+        case (.cancelled, _):
+            endSpan(job, outcome: "cancelled")
+            Task {
+                let message = "cancelled while running; stopped after \(String(format: "%.1f", seconds)) s, nothing written"
+                if (try? await queue.noteCancelled(job, message: message)) == true { metrics.cancelled() }
+                logger.notice("job \(job.id) (\(job.source)) attempt \(job.attempt): cancelled while running; stopped")
                 forget(job)
             }
-        case .failed(let code, let message, let permanent):
+        case (.lost, _):
+            endSpan(job, outcome: "lost")
+            logger.warning("job \(job.id): lease lost while it ran; stopped, its outcome dropped")
+            forget(job)
+        case (.timeout, .failed):
+            metrics.timedOut()
+            let limit = control.timeoutSeconds
+            let commit = commitSpan(job)
+            Task {
+                await recordFailure(job, code: "timeout", message: "stopped after its timeout of \(Self.format(seconds: limit))",
+                                    permanent: false, seconds: seconds)
+                commit?.end()
+                endSpan(job, outcome: "timeout")
+                forget(job)
+            }
+        case (_, .done(let result)):
+            let commit = commitSpan(job)
+            completions.add(job, result: result, linger: linger) { [self] written in
+                commit?.end()
+                endSpan(job, outcome: written == .recorded ? "done" : "not recorded")
+                switch written {
+                case .recorded:
+                    metrics.finished(state: "done", seconds: seconds)
+                    forget(job)
+                case .lost:
+                    logger.warning("job \(job.id): lease lost before it finished; its result was dropped")
+                    forget(job)
+                case .rejected(let why):
+                    Task {
+                        await recordFailure(job, code: "internal", message: "PostgreSQL refused the result: \(why)",
+                                            permanent: true, seconds: seconds)
+                        forget(job)
+                    }
+                }
+            }
+        case (_, .failed(let code, let message, let permanent)):
+            let commit = commitSpan(job)
             Task {
                 await recordFailure(job, code: code, message: message, permanent: permanent, seconds: seconds)
+                commit?.end()
+                endSpan(job, outcome: code)
                 forget(job)
             }
         }
+    }
+
+    /// "90 s", "10 min".
+    static func format(seconds: Double) -> String {
+        seconds >= 120 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min"
+            : seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 
     /// Hands held jobs back to the queue (attempt not counted). If that fails their leases, no longer
@@ -284,19 +489,24 @@ public final class QueueWorker: Sendable {
 
     /// The job's outcome is written: it is no longer held.
     private func forget(_ job: Job) {
+        endSpan(job, outcome: "ended")
         let stopping = state.withLock { s -> Bool in
-            s.running.removeValue(forKey: job.id)
-            s.recording.remove(job.id)
+            s.running.removeValue(forKey: job.key)
+            s.recording.remove(job.key)
+            s.started.remove(job.key)
             return s.stopping
         }
         metrics.running(runningCount)
         if stopping { wakeup.signal() }
     }
 
-    /// Writes a failure, retrying through database outages (the fencing makes a late write harmless).
+    /// Writes a failure, retrying through database outages (the fencing makes a late write harmless). A
+    /// write PostgreSQL refuses is not retried: it is written once more as an `internal` failure, and if that
+    /// is refused too, left to the lease.
     private func recordFailure(_ job: Job, code: String, message: String, permanent: Bool, seconds: Double) async {
         var backoff = Backoff()
         let delay = retryDelay(attempt: job.attempt)
+        var (code, message, permanent) = (code, message, permanent)
         while true {
             do {
                 if let state = try await queue.fail(job, code: code, message: message, permanent: permanent, delay: delay) {
@@ -306,6 +516,10 @@ public final class QueueWorker: Sendable {
                     logger.warning("job \(job.id): lease lost before it failed")
                 }
                 return
+            } catch where JobQueue.isRejection(error) {
+                logger.error("job \(job.id): PostgreSQL refused its failure: \(JobQueue.describe(error))")
+                if code == "internal" { return }
+                (code, message, permanent) = ("internal", "PostgreSQL refused the job's outcome: \(JobQueue.describe(error))", true)
             } catch {
                 if state.withLock({ $0.stopping }) && backoff.attempts > 50 { return }
                 logger.warning("job \(job.id): recording its failure failed, retrying: \(String(reflecting: error))")
@@ -359,15 +573,13 @@ public final class QueueWorker: Sendable {
         }
     }
 
-    /// Renews this worker's leases every third of the lease, reaps other workers' expired ones, and
-    /// refreshes the queue gauges.
+    /// Reaps other workers' expired leases every third of the lease, and refreshes the queue gauges. Renewals
+    /// are not in here (`renewLeases`): a slow count or reap delayed them past the lease.
     private func beat() async {
         let period = max(configuration.leaseSeconds / 3, 0.05)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(period))
             do {
-                let held = heldIDs
-                if !held.isEmpty { metrics.renewed(try await queue.renew(held, lease: configuration.leaseSeconds)) }
                 let reaped = try await queue.reapExpired()
                 if reaped > 0 {
                     metrics.reaped(reaped)
@@ -382,25 +594,145 @@ public final class QueueWorker: Sendable {
         }
     }
 
+    /// Deletes finished rows past their retention, at start and every `retention.intervalSeconds`, over a
+    /// connection of the pool (one worker of all prunes at a time: `Retention.prune`).
+    private func prune() async {
+        let retention = configuration.retention
+        if retention.keepDoneSeconds <= 0 && retention.keepFailedSeconds <= 0 { return }
+        while !Task.isCancelled {
+            do {
+                let outcome = try await client.withConnection { [logger, metrics] connection in
+                    try await retention.prune(connection: connection, logger: logger) { metrics.pruned($0) }
+                }
+                if outcome.total > 0 {
+                    logger.info("pruned \(outcome.total) finished row(s) in \(outcome.batches) batch(es), \(String(format: "%.1f", outcome.seconds)) s")
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("pruning finished rows failed: \(String(reflecting: error))")
+            }
+            try? await Task.sleep(for: .seconds(retention.intervalSeconds))
+        }
+    }
+
+    /// Renews this worker's leases every third of the lease, on a connection of its own that nothing else
+    /// uses, so no other statement of this worker can hold a renewal up.
+    private func renewLeases() async {
+        let period = max(configuration.leaseSeconds / 3, 0.05)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(period))
+            if Task.isCancelled { return }
+            await renewOnce()
+        }
+    }
+
+    /// One renewal of every held job's lease. Jobs found cancelled stop (on a thread: at their next frame;
+    /// waiting: never started); jobs found no longer this worker's (reaped during an outage longer than the
+    /// lease) stop too, their outcome dropped.
+    private func renewOnce() async {
+        let held = state.withLock { s in s.running.keys.filter { !s.recording.contains($0) } }
+        if held.isEmpty { return }
+        let renewal: JobQueue.Renewal
+        do {
+            renewal = try await queue.renew(held, lease: configuration.leaseSeconds)
+        } catch {
+            logger.warning("renewing \(held.count) lease(s) failed: \(String(reflecting: error))")
+            return
+        }
+        metrics.renewed(renewal.renewed.count)
+        let missing = held.filter { !renewal.renewed.contains($0) }
+        if missing.isEmpty { return }
+        let (stopped, dropped) = state.withLock { s -> ([(Job, JobControl.Reason)], [Job]) in
+            var stopped: [(Job, JobControl.Reason)] = []
+            var dropped: [Job] = []
+            for key in missing where s.running[key] != nil && !s.recording.contains(key) {
+                let why: JobControl.Reason = renewal.cancelled.contains(key) ? .cancelled : .lost
+                if let (job, control) = s.controls[key] {
+                    if control.stop(why) { stopped.append((job, why)) }
+                } else if let job = s.running[key], s.waiting[s.waitingHead...].contains(where: { $0.key == key }) {
+                    dropped.append(job)
+                }
+            }
+            removeWaiting(Set(dropped.map(\.key)), from: &s)
+            return (stopped, dropped)
+        }
+        for (job, why) in stopped {
+            logger.notice("job \(job.id) (\(job.source)): \(why == .cancelled ? "cancelled" : "no longer this worker's"); stopping it")
+        }
+        if !dropped.isEmpty {
+            logger.notice("\(dropped.count) held job(s) cancelled or reaped before they started: not run")
+            metrics.running(runningCount)
+            wakeup.signal()
+        }
+    }
+
+    /// Stops jobs that run past their timeout (checked twice a second), and takes a job whose work has not
+    /// stopped `stuckSeconds` after that for stuck: the worker stops claiming and `run` returns `wedged`.
+    private func watch() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(500))
+            let now = ContinuousClock.now
+            let (expired, stuck) = state.withLock { s -> ([Job], [Job]) in
+                var expired: [Job] = [], stuck: [Job] = []
+                for (job, control) in s.controls.values {
+                    if now >= control.deadline {
+                        if control.stop(.timeout) {
+                            expired.append(job)
+                        } else if control.stopReason == .timeout && now >= control.deadline + .seconds(configuration.stuckSeconds) {
+                            stuck.append(job)
+                        }
+                    }
+                }
+                if !stuck.isEmpty && !s.wedged {
+                    s.wedged = true
+                    s.stopping = true
+                } else {
+                    stuck = []
+                }
+                return (expired, stuck)
+            }
+            for job in expired {
+                logger.notice("job \(job.id) (\(job.source)): past its timeout of \(Self.format(seconds: timeout(for: job))); stopping it")
+            }
+            if !stuck.isEmpty {
+                logger.critical("job(s) \(stuck.map { String($0.id) }.joined(separator: ", ")) did not stop within \(Self.format(seconds: configuration.stuckSeconds)) of their timeout: no more claims; exiting once they are recorded")
+                wakeup.signal()
+            }
+        }
+    }
+
     /// After stop: give back the held jobs no thread has started, wait up to the grace period for the running
-    /// ones (renewing their leases), then give back the rest.
+    /// ones (renewing their leases), then give back the rest. A wedged worker waits for nothing: its stuck jobs
+    /// are recorded `timeout`, the others given back, and the process exits.
     private func drain() async {
         let unstarted = state.withLock { s -> [Job] in
             let jobs = Array(s.waiting[s.waitingHead...])
             s.waiting = []
             s.waitingHead = 0
-            for job in jobs { s.running.removeValue(forKey: job.id) }
+            for job in jobs {
+                s.running.removeValue(forKey: job.key)
+                s.started.remove(job.key)
+            }
             return jobs
         }
         if !unstarted.isEmpty { await giveBack(unstarted, why: "stopping") }
+        if wedged {
+            let (stuck, others) = state.withLock { s -> ([(Job, JobControl)], [Job]) in
+                let stuck = s.controls.values.filter { $0.control.stopReason == .timeout }.map { ($0.job, $0.control) }
+                let keys = Set(stuck.map(\.0.key))
+                return (stuck, s.running.values.filter { !keys.contains($0.key) && !s.recording.contains($0.key) })
+            }
+            for (job, control) in stuck {
+                await recordFailure(job, code: "timeout", message: "stopped after its timeout of \(Self.format(seconds: control.timeoutSeconds)); its work did not stop, so the worker exited",
+                                    permanent: false, seconds: Self.seconds(.now - control.started))
+            }
+            if !others.isEmpty { _ = try? await queue.giveBack(others) }
+            return
+        }
+        // The renewals go on meanwhile (`renewLeases` stops after this returns).
         let deadline = ContinuousClock.now + .seconds(configuration.graceSeconds)
-        var lastRenewal = ContinuousClock.now
         while runningCount > 0 && ContinuousClock.now < deadline {
             await wakeup.wait(seconds: 0.1)
-            if ContinuousClock.now - lastRenewal > .seconds(configuration.leaseSeconds / 3) {
-                _ = try? await queue.renew(heldIDs, lease: configuration.leaseSeconds)
-                lastRenewal = .now
-            }
         }
         let left = state.withLock { Array($0.running.values) }
         if !left.isEmpty {

@@ -47,6 +47,10 @@ final class Session: Sendable {
         }
     }
 
+    /// Counts the connections opened; the current one's number (0 before the first). A caller that set up
+    /// session state (a lock) on one connection compares it to know whether it must do so again.
+    var generation: Int { current.withLock { c in c.map { _ in opened.load(ordering: .relaxed) } ?? 0 } }
+
     /// Closes whatever connection is open; the next statement opens another.
     func reset() {
         if let connection = current.withLock({ c -> PostgresConnection? in defer { c = nil }; return c }) {

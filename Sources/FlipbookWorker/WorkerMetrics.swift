@@ -13,9 +13,12 @@ public final class WorkerMetrics: Sendable {
     private let expired: CoreMetrics.Counter
     private let claimsWithJobs: CoreMetrics.Counter
     private let claimsEmpty: CoreMetrics.Counter
+    private let cancelledJobs: CoreMetrics.Counter
+    private let timeouts: CoreMetrics.Counter
     private let duration: CoreMetrics.Timer
     private let running: CoreMetrics.Gauge
     private let stateGauges: [String: CoreMetrics.Gauge]
+    private let prunedRows: [String: CoreMetrics.Counter]
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -30,6 +33,8 @@ public final class WorkerMetrics: Sendable {
         // Claims that found nothing are the cost of an idle or drained queue: one per poll or NOTIFY, not one per job.
         claimsWithJobs = CoreMetrics.Counter(label: "flipbook_worker_claims_total", dimensions: [("found", "jobs")], factory: factory)
         claimsEmpty = CoreMetrics.Counter(label: "flipbook_worker_claims_total", dimensions: [("found", "none")], factory: factory)
+        cancelledJobs = CoreMetrics.Counter(label: "flipbook_worker_jobs_total", dimensions: [("outcome", "cancelled")], factory: factory)
+        timeouts = CoreMetrics.Counter(label: "flipbook_worker_timeouts_total", factory: factory)
         duration = CoreMetrics.Timer(label: "flipbook_worker_job_duration_seconds", factory: factory)
         running = CoreMetrics.Gauge(label: "flipbook_worker_running", factory: factory)
         var gauges: [String: CoreMetrics.Gauge] = [:]
@@ -37,7 +42,15 @@ public final class WorkerMetrics: Sendable {
             gauges[state] = CoreMetrics.Gauge(label: "flipbook_queue_jobs", dimensions: [("state", state)], factory: factory)
         }
         stateGauges = gauges
-        for counter in [done, failed, retries, renewals, expired, claimsWithJobs, claimsEmpty] { counter.increment(by: 0) }
+        var pruned: [String: CoreMetrics.Counter] = [:]
+        for state in ["done", "failed", "cancelled"] {
+            pruned[state] = CoreMetrics.Counter(label: "flipbook_queue_pruned_total", dimensions: [("state", state)], factory: factory)
+            pruned[state]?.increment(by: 0)
+        }
+        prunedRows = pruned
+        for counter in [done, failed, retries, renewals, expired, claimsWithJobs, claimsEmpty, cancelledJobs, timeouts] {
+            counter.increment(by: 0)
+        }
     }
 
     func finished(state: String, seconds: Double) {
@@ -48,6 +61,23 @@ public final class WorkerMetrics: Sendable {
         }
         duration.recordNanoseconds(Int64(seconds * 1e9))
     }
+
+    /// Finished rows this worker's retention deleted, by state.
+    func pruned(_ byState: [String: Int]) {
+        for (state, count) in byState { prunedRows[state]?.increment(by: Int64(count)) }
+    }
+
+    /// Adds the `flipbook_build_info` gauge (value 1) with `labels` (the executable's versions; the library
+    /// does not look them up itself).
+    public func recordBuildInfo(_ labels: [(String, String)]) {
+        registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "flipbook", metricName: "build", unitName: "info",
+            helpText: "Flipbook's version and the C libraries' (always 1)"), labels: labels).set(1.0 as Double)
+    }
+
+    /// A running job stopped because it was cancelled.
+    func cancelled() { cancelledJobs.increment() }
+    /// A job's work was stopped at its timeout.
+    func timedOut() { timeouts.increment() }
 
     func claimed(_ count: Int) { (count > 0 ? claimsWithJobs : claimsEmpty).increment() }
     func renewed(_ count: Int) { renewals.increment(by: Int64(count)) }

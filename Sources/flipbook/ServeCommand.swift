@@ -1,8 +1,10 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import Flipbook
 import FlipbookServer
 import Logging
+import Prometheus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,6 +77,14 @@ struct ServeCommand: ParsableCommand {
         if configuration.signer == nil && !Self.isLoopback(host) {
             printError("flipbook serve: warning: binding \(host) (not loopback) without --key: anyone who can reach it can make the server work")
         }
+        let export: TraceExport?
+        do {
+            export = try TraceExport.start(serviceName: "flipbook-serve", environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            printError("flipbook serve: trace export: \(error)")
+            throw ExitCode(64)
+        }
+        configuration.tracer = export?.tracer
         let server: FlipbookHTTPServer
         do {
             server = try FlipbookHTTPServer(configuration: configuration, logger: logger)
@@ -82,6 +92,8 @@ struct ServeCommand: ParsableCommand {
             printError("flipbook serve: \(describe(error))")
             throw ExitCode(1)
         }
+        server.metrics.registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "flipbook", metricName: "build", unitName: "info",
+            helpText: "Flipbook's version and the C libraries' (always 1)"), labels: BuildInfo.labels()).set(1.0 as Double)
         let failed = SendableBox()
         let done = DispatchSemaphore(value: 0)
         let bound = host
@@ -94,6 +106,7 @@ struct ServeCommand: ParsableCommand {
                 printError("flipbook serve: \(error)")
                 failed.set()
             }
+            await export?.finish()
             done.signal()
         }
         done.wait()

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import FlipbookCodecs
 import FlipbookIngest
 import FlipbookWorker
 import Hummingbird
 import Logging
 import PostgresNIO
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,20 +31,27 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "Seconds a claim holds without a heartbeat, e.g. 30 or 30s.") var lease = "30s"
     @Option(help: "Seconds running jobs get after SIGTERM before they are given back.") var grace = "30s"
     @Option(help: "Seconds between polls when no NOTIFY arrives.") var poll = "2s"
+    @Option(help: "How long one job may run before it is stopped and recorded timeout (retried), e.g. 10m or 90s; a recipe file's \"timeout\" overrides it for its recipe.") var jobTimeout = "10m"
+    @Option(help: "Keep done rows this long after they finished, e.g. 7d or 12h (0: for ever); workers prune older ones every minute.") var keepDone = "7d"
+    @Option(help: "Keep failed and cancelled rows this long after they finished (0: for ever).") var keepFailed = "30d"
     @Option(help: "Serve /health and /metrics on this loopback port (0: any, printed).") var metricsPort: Int?
     @Option(help: "Address for --metrics-port.") var metricsHost = "127.0.0.1"
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
+    /// "500ms", "30s", "10m", "1h", "2d" or a bare number of seconds; nil unless positive and finite.
     static func seconds(_ text: String) -> Double? {
-        let trimmed = text.hasSuffix("ms") ? String(text.dropLast(2)) : text.hasSuffix("s") ? String(text.dropLast()) : text
-        guard let value = Double(trimmed), value > 0, value.isFinite else { return nil }
-        return text.hasSuffix("ms") ? value / 1000 : value
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
+        let (number, scale) = units.first { text.hasSuffix($0.0) }.map { (String(text.dropLast($0.0.count)), $0.1) } ?? (text, 1)
+        guard let value = Double(number), value > 0, value.isFinite else { return nil }
+        return value * scale
     }
 
     func validate() throws {
-        for (name, value) in [("--lease", lease), ("--grace", grace), ("--poll", poll)] where Self.seconds(value) == nil {
+        for (name, value) in [("--lease", lease), ("--grace", grace), ("--poll", poll), ("--job-timeout", jobTimeout)] where Self.seconds(value) == nil {
             throw ValidationError("\(name) takes seconds, e.g. 30s or 500ms")
         }
+        _ = try retentionSeconds(keepDone, option: "--keep-done")
+        _ = try retentionSeconds(keepFailed, option: "--keep-failed")
         if !migrate && (root == nil || output == nil) { throw ValidationError("--root and -o are needed unless --migrate") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
@@ -92,6 +101,9 @@ struct WorkerCommand: ParsableCommand {
         configuration.leaseSeconds = Self.seconds(lease)!
         configuration.graceSeconds = Self.seconds(grace)!
         configuration.pollSeconds = Self.seconds(poll)!
+        configuration.jobTimeoutSeconds = Self.seconds(jobTimeout)!
+        configuration.retention.keepDoneSeconds = try retentionSeconds(keepDone, option: "--keep-done")
+        configuration.retention.keepFailedSeconds = try retentionSeconds(keepFailed, option: "--keep-failed")
         let recipes: RecipeBook
         do {
             recipes = try recipe.map { try RecipeBook.load(path: $0) } ?? .builtIn
@@ -99,9 +111,25 @@ struct WorkerCommand: ParsableCommand {
             printError("flipbook worker: --recipe: \(describe(error))")
             throw ExitCode(64)
         }
-        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency)
-        let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0) }
+        configuration.recipeTimeouts = WorkerJobs.timeouts(recipes)
+        // The schema first: a worker against a database its migration has not reached fails every claim.
+        let version = Self.schemaVersion(connection, logger: logger)
+        guard version >= Migrations.latestVersion else {
+            printError("flipbook worker: " + (version < 0 ? "cannot read the schema version" : Migrations.upgradeAdvice(version: version)))
+            throw ExitCode(1)
+        }
+        let export: TraceExport?
+        do {
+            export = try TraceExport.start(serviceName: "flipbook-worker", environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            printError("flipbook worker: trace export: \(error)")
+            throw ExitCode(64)
+        }
+        configuration.tracer = export?.tracer
+        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency, tracer: export?.tracer)
+        let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0, $1) }
 
+        worker.metrics.recordBuildInfo(BuildInfo.labels())
         // SIGTERM and SIGINT stop claiming; the process exits 0 once running jobs are done or given back.
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
@@ -128,11 +156,44 @@ struct WorkerCommand: ParsableCommand {
                 }
                 printError("flipbook worker: \(name) running \(slots) at once")
                 await worker.run()
+                await export?.finish()
                 group.cancelAll()
             }
             done.signal()
         }
         done.wait()
+        if worker.wedged {
+            printError("flipbook worker: a job's work did not stop after its timeout; exiting so no other worker runs it beside this one")
+            throw ExitCode(70)
+        }
+    }
+
+    /// The database's schema version (0: none), read over a connection of its own that waits up to 60 s for
+    /// the server; -1 if it cannot be read.
+    static func schemaVersion(_ configuration: PostgresConnection.Configuration, logger: Logger) -> Int {
+        let result = Mutex<Int>(-1)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            defer { done.signal() }
+            let start = ContinuousClock.now
+            while start.duration(to: .now) < .seconds(60) {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                    defer { Task { try? await connection.close() } }
+                    let version = try await Migrations.currentVersion(connection: connection, logger: logger)
+                    result.withLock { $0 = version }
+                    return
+                } catch let error as PSQLError where error.code == .connectionError {
+                    logger.warning("cannot reach PostgreSQL yet, trying again: \(String(reflecting: error))")
+                    try? await Task.sleep(for: .seconds(1))
+                } catch {
+                    logger.error("reading the schema version: \(String(reflecting: error))")
+                    return
+                }
+            }
+        }
+        done.wait()
+        return result.withLock { $0 }
     }
 }
 

@@ -156,6 +156,32 @@ import Testing
         #expect(left.isEmpty, "files left under the output root: \(left)")
     }
 
+    /// An upload cut off in transit (the first 3,000 bytes of a GIF ffmpeg wrote) fails `truncated`, nothing
+    /// written; under a recipe with "truncated": "accept" it is made from what there is and the result carries
+    /// the decoder's warnings. ffprobe reads the accepted derivative.
+    @Test func aTruncatedSourceFailsUnlessItsRecipeAcceptsIt() throws {
+        let dir = try TemporaryDirectory()
+        let ffmpeg = try Run.program("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=480x360:rate=10", "-t", "4", dir.path("whole.gif")])
+        #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: dir.path("whole.gif")))
+        try whole.prefix(3000).write(to: URL(fileURLWithPath: dir.path("cut.gif")))
+        let strict = try Run.program(Self.binary, ["ingest", dir.path("cut.gif"), "-o", dir.path("out")])
+        #expect(strict.status == 1, "\(strict.stdout) \(strict.stderr)")
+        let failed = try #require(try Self.results(strict.stdout).first)
+        #expect((failed["error"] as? [String: Any])?["code"] as? String == "truncated", "\(failed)")
+        #expect((failed["derivatives"] as? [Any])?.isEmpty == true, "\(failed)")
+        try Data(#"{"recipes": {"lenient": {"still": [{"name": "thumb", "operation": "thumb", "size": 64}], "animation": [{"name": "video", "operation": "video"}], "truncated": "accept"}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: dir.path("lenient.json")))
+        let lenient = try Run.program(Self.binary, ["ingest", dir.path("cut.gif"), "-o", dir.path("out"), "--recipe", dir.path("lenient.json")])
+        #expect(lenient.status == 0, "\(lenient.stdout) \(lenient.stderr)")
+        let accepted = try #require(try Self.results(lenient.stdout).first)
+        let warnings = accepted["warnings"] as? [String] ?? []
+        #expect(!warnings.isEmpty && warnings.contains { $0.contains("incomplete") || $0.contains("stopped") }, "\(accepted)")
+        let derivative = try #require((accepted["derivatives"] as? [[String: Any]])?.first)
+        let probe = try Self.ffprobe(dir.path("out/\(derivative["path"] as! String)"))
+        #expect(probe.width == derivative["width"] as? Int, "\(derivative)")
+    }
+
     @Test func recipeFilesAndStandardInput() throws {
         let dir = try TemporaryDirectory()
         let recipe = dir.path("recipe.json")

@@ -41,6 +41,23 @@ final class HoldLimitsTests: XCTestCase {
         XCTAssertEqual(times.expected(recipe: "tiny"), times.typical)
     }
 
+    /// Which held jobs are marked started ahead of a thread (their attempt then counts if the worker dies):
+    /// millisecond probe jobs behind probe jobs, 50 ms worth for two threads; behind a job of a recipe never
+    /// seen, or one running past twice its average, none but the one being dispatched; a job of an unknown
+    /// recipe ends the look-ahead.
+    func testStartBatchMarksOnlyWhatWillStartSoon() {
+        var times = JobTimes()
+        for _ in 0..<100 { times.record(recipe: "probe", seconds: 0.001) }
+        let probes = (1...200).map { job($0, "probe") }
+        let short = times.startBatch(waiting: probes[...], onThreads: [("probe", 0.0005)], threads: 2)
+        XCTAssertEqual(short, 99, "100 ms of budget less the running job's 0.5 ms and the first job's 1 ms, 1 ms each")
+        XCTAssertEqual(times.startBatch(waiting: probes[...], onThreads: [("board", 0.1)], threads: 2), 1)
+        XCTAssertEqual(times.startBatch(waiting: probes[...], onThreads: [("probe", 0.5)], threads: 2), 1)
+        let mixed = [job(1, "probe"), job(2, "probe"), job(3, "board"), job(4, "probe")]
+        XCTAssertEqual(times.startBatch(waiting: mixed[...], onThreads: [], threads: 2), 2)
+        XCTAssertEqual(times.startBatch(waiting: [][...], onThreads: [], threads: 2), 0)
+    }
+
     /// Before the first job nothing is known: one extra job per thread, results written at once.
     func testBeforeTheFirstJob() {
         XCTAssertEqual(QueueWorker.HoldLimits.limits(concurrency: 3, pace: nil),

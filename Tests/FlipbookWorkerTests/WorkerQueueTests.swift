@@ -59,4 +59,47 @@ final class WorkerQueueTests: XCTestCase {
     func testShortJobsShareStatementsAndSlowOnesAreShared() throws { try scenario("batching") }
 
     func testMetricsAgreeWithTheTableAndADrainedQueueIsNotPolledPerJob() throws { try scenario("metrics") }
+
+    /// The corpus's 8K clip, which the slow scenarios' recipe decodes for seconds.
+    func requireCorpus() throws {
+        let corpus = ProcessInfo.processInfo.environment["FLIPBOOK_CORPUS"] ?? Self.packageRoot.appendingPathComponent("../shared/corpus").path
+        guard FileManager.default.fileExists(atPath: corpus + "/MANIFEST.tsv") else {
+            throw XCTSkip("corpus not found at \(corpus) (set FLIPBOOK_CORPUS or put it at ../shared/corpus)")
+        }
+    }
+
+    /// FIFOs fail at once (job, ingest, thumb); a symlink out of the root is refused; priority within a claim;
+    /// a result PostgreSQL refuses fails only its job.
+    func testInputsThatHangOrEscapeAndARefusedResult() throws { try scenario("strain") }
+    /// --job-timeout 2s stops an 8K storyboard job (`timeout`, nothing written) and the slot takes the next job.
+    func testAJobPastItsTimeoutIsStopped() throws {
+        try requireCorpus()
+        try scenario("timeout")
+    }
+    /// A running job cancelled stops within a renewal, writes nothing; a waiting one cancelled never starts.
+    func testCancelledJobsStopOrNeverStart() throws {
+        try requireCorpus()
+        try scenario("cancel")
+    }
+    /// A table locked past three leases does not get a live worker's job reaped.
+    func testALockedTableDoesNotReapLiveLeases() throws {
+        try requireCorpus()
+        try scenario("slowdb")
+    }
+    /// `flipbook queue` stats, list, retry and cancel against SQL; an app hears retried jobs end.
+    func testQueueCommandsAgreeWithSQL() throws { try scenario("cli") }
+    /// 200,000 old rows pruned in batches while claims go on; the worker's own retention and its metric.
+    func testRetentionPrunesWhileClaimsGoOn() throws { try scenario("retention") }
+    /// The queue's page in headless Chromium: counts, escaping, Retry, CSRF and the access token.
+    func testQueuePageInChromium() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else { throw XCTSkip("chromium is not installed (make deps installs it)") }
+        try scenario("ui")
+    }
+    /// A job with the app's traceparent: one trace, its spans at a loopback OTLP/HTTP receiver (opentelemetry-proto).
+    func testJobsContinueTheAppsTrace() throws { try scenario("traces") }
+    /// A killed worker's claimed-but-unstarted jobs keep their attempt count.
+    func testAKilledWorkersUnstartedJobsAreNotCharged() throws {
+        try requireCorpus()
+        try scenario("poison")
+    }
 }

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 import psycopg
@@ -215,10 +216,12 @@ WORKER_BACKENDS = "SELECT count(*) FROM pg_stat_activity WHERE application_name 
 WORKER_LISTENERS = WORKER_BACKENDS + " AND starts_with(query, 'LISTEN ')"
 
 
-def running_under(run, pid):
-    """Ids of the jobs `running` under the worker process `pid`."""
+def running_under(run, pid, started=None):
+    """Ids of the jobs `running` under the worker process `pid`; `started` True or False: only those a thread
+    had started (`started_at` set), or only those it held unstarted."""
+    condition = {None: "true", True: "started_at IS NOT NULL", False: "started_at IS NULL"}[started]
     ids = [r[0] for r in run.conn.execute(
-        "SELECT id FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s", (f"%:{pid}:%",)).fetchall()]
+        f"SELECT id FROM flipbook.jobs WHERE state = 'running' AND worker LIKE %s AND {condition}", (f"%:{pid}:%",)).fetchall()]
     run.conn.commit()
     return ids
 
@@ -255,7 +258,8 @@ def scenario_kill(run):
         victim.wait()
         check(wait_until(run.conn, f"SELECT ({WORKER_BACKENDS}) = 0", listen=False, ceiling=60),
               "the killed worker's connections never closed")
-        held = running_under(run, victim.pid)
+        held = running_under(run, victim.pid, started=True)
+        unstarted = running_under(run, victim.pid, started=False)
     check(held, f"never caught a worker holding a job ({victims} tries)")
     # A longer lease than the victim's: the survivor reaps every third of its own lease, and on a loaded machine
     # its own 2 s leases could run out too, which is another test's subject.
@@ -265,10 +269,11 @@ def scenario_kill(run):
     run.conn.commit()
     for job_id in held:
         check(rows[job_id] == ("done", 2), f"held job {job_id} ended {rows[job_id]}, expected done at attempt 2")
+    # Held but not started: their attempt was not counted, so they end at attempt 1 like the rest.
     others = [v for k, v in rows.items() if k not in held]
     check(all(v == ("done", 1) for v in others), f"other jobs: {sorted(set(others))}")
-    print(f"{len(held)} job(s) held by the killed worker finished at attempt 2; {len(others)} others at attempt 1"
-          f" ({victims} worker(s) killed)")
+    print(f"{len(held)} job(s) the killed worker had started finished at attempt 2; {len(others)} others (of them"
+          f" {len(unstarted)} it held unstarted) at attempt 1 ({victims} worker(s) killed)")
 
 
 def scenario_restart(run):
@@ -331,6 +336,523 @@ def scenario_orphans(run):
           "the worker did not say it gave them back")
     check(run.workers.stop_all() == [0], "SIGTERM exit code")
     print("5 jobs of a lost claim given back and done at attempt 1")
+
+
+# A recipe whose video jobs take many seconds on any machine: six storyboards of an 8K HEVC clip, each decoding
+# every frame. Used where a job must still be running when the test acts (timeout, cancel, a locked table).
+SLOW_RECIPE = {"recipes": {"board": {"video": [{"name": f"board{i}", "operation": "storyboard"} for i in range(6)],
+                                     "placeholders": False}}}
+EIGHT_K = "video/androidx-media/8k24fps_300ms.mp4"
+
+
+def slow_setup(run):
+    """The 8K clip under the root (a copy: the corpus is never written near) and the slow recipe file."""
+    source = os.path.join(CORPUS, EIGHT_K)
+    check(os.path.exists(source), f"{source} missing: the corpus is needed")
+    shutil.copy(source, os.path.join(run.root, "8k.mp4"))
+    recipe = os.path.join(run.tmp, "slow.json")
+    with open(recipe, "w") as f:
+        json.dump(SLOW_RECIPE, f)
+    return recipe
+
+
+def derivatives_on_disk(run):
+    return sorted(os.path.relpath(os.path.join(d, f), run.out) for d, _, fs in os.walk(run.out) for f in fs)
+
+
+def scenario_strain(run):
+    """Inputs that hang or escape: a FIFO as a job's source and as `ingest`/`thumb` input fails at once with a
+    typed error; a symlink out of the root fails `invalid-argument`. A priority-10 job claimed in one batch with
+    a priority-0 one runs first. A result PostgreSQL refuses fails that job (`internal`) and no other."""
+    media = make_media(run.root)
+    os.mkfifo(os.path.join(run.root, "fifo.gif"))
+    outside = os.path.join(run.tmp, "outside.png")
+    shutil.copy(os.path.join(run.root, media[6]), outside)
+    os.symlink(outside, os.path.join(run.root, "escape.png"))
+    os.symlink(os.path.join(run.root, media[6]), os.path.join(run.root, "inside.png"))
+    # The CLI first: before the fix, open(2) of a FIFO waited for a writer for ever (the ceiling ends a hang).
+    for command in (["ingest", "fifo.gif", "-o", os.path.join(run.tmp, "cli")], ["thumb", "fifo.gif", "-o", os.path.join(run.tmp, "t.jpg")]):
+        try:
+            cli = subprocess.run([run.workers.binary, *command], cwd=run.root, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"flipbook {command[0]} of a FIFO hung")
+        check(cli.returncode == 1 and "FIFO" in cli.stdout + cli.stderr, f"flipbook {command[0]} of a FIFO: {cli.returncode} {cli.stdout} {cli.stderr}")
+        print(f"flipbook {command[0]} fifo.gif: exit 1, {(cli.stderr or cli.stdout).strip()[:120]}")
+    # A refused result: PostgreSQL raises for this one job's `done` row, as it would for a value it rejects.
+    shutil.copy(os.path.join(run.root, media[6]), os.path.join(run.root, "media/refused.png"))
+    run.conn.execute("""CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'result refused by the test'; END $$""")
+    run.conn.execute("CREATE TRIGGER refuse BEFORE UPDATE ON flipbook.jobs FOR EACH ROW "
+                     "WHEN (NEW.state = 'done' AND NEW.source = 'media/refused.png') EXECUTE FUNCTION refuse()")
+    run.conn.commit()
+    # One transaction: the priority-0 job has the lower id, and one claim (two jobs for one thread) takes both.
+    with run.pg.connect() as app:
+        with app.transaction():
+            low = app.execute("INSERT INTO flipbook.jobs (source, recipe, priority) VALUES (%s, 'probe', 0) RETURNING id", (media[0],)).fetchone()[0]
+            high = app.execute("INSERT INTO flipbook.jobs (source, recipe, priority) VALUES (%s, 'probe', 10) RETURNING id", (media[1],)).fetchone()[0]
+    run.workers.start("--concurrency", "1")
+    run.wait_all_finished()
+    (claims, first) = run.conn.execute("SELECT count(DISTINCT claimed_at), (SELECT id FROM flipbook.jobs ORDER BY started_at LIMIT 1) "
+                                       "FROM flipbook.jobs").fetchone()
+    run.conn.commit()
+    check(claims == 1, f"the two jobs were claimed in {claims} claims, not one")
+    check(first == high, f"job {first} started first; the priority-10 job is {high}, the priority-0 one {low}")
+    print("a priority-10 job claimed with a priority-0 one ran first")
+    run.enqueue(["fifo.gif", "escape.png", "inside.png"] + [media[i % len(media)] for i in range(30)] + ["media/refused.png"])
+    run.wait_all_finished()
+    rows = run.conn.execute("SELECT source, state, attempts, error FROM flipbook.jobs WHERE id > %s ORDER BY id", (high,)).fetchall()
+    run.conn.commit()
+    by_source = {r[0]: r for r in rows}
+    for source in ("fifo.gif", "escape.png"):
+        _, state, attempts, error = by_source[source]
+        check(state == "failed" and attempts == 1 and error["code"] == "invalid-argument", f"{source}: {state}, {attempts}, {error}")
+        print(f"{source}: failed at attempt 1, {error['code']}: {error['message']}")
+    _, state, attempts, error = by_source["media/refused.png"]
+    check(state == "failed" and error["code"] == "internal" and "refused by the test" in error["message"], f"refused result: {state}, {error}")
+    others = [r for r in rows if r[0] not in ("fifo.gif", "escape.png", "media/refused.png")]
+    check(all(r[1] == "done" and r[2] == 1 for r in others), f"other jobs: {[r[:3] for r in others if r[1] != 'done']}")
+    print(f"a result PostgreSQL refused: that job failed ({error['message']}); {len(others)} others done")
+
+
+def scenario_timeout(run):
+    """An 8K storyboard job with --job-timeout 2s ends `timeout` with nothing written, and its slot takes the
+    next job."""
+    recipe = slow_setup(run)
+    media = make_media(run.root)
+    run.workers.start("--concurrency", "1", "--recipe", recipe, "--job-timeout", "2s")
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe, max_attempts) VALUES ('8k.mp4', 'board', 1) RETURNING id").fetchone()[0]
+            after = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (media[0],)).fetchone()[0]
+    run.wait_all_finished()
+    rows = dict((r[0], r[1:]) for r in run.conn.execute("SELECT id, state, attempts, error, errors FROM flipbook.jobs").fetchall())
+    run.conn.commit()
+    state, attempts, error, errors = rows[slow]
+    check(state == "failed" and error["code"] == "timeout" and attempts == 1, f"the slow job: {state}, {attempts}, {error}")
+    check([e["code"] for e in errors] == ["timeout"], f"its history: {errors}")
+    check(rows[after][0] == "done", f"the job after it: {rows[after]}")
+    check(derivatives_on_disk(run) == [], f"a timed-out job wrote {derivatives_on_disk(run)}")
+    print(f"8K storyboard job: {error['code']}: {error['message']}; the next job done; nothing written")
+
+
+def scenario_cancel(run):
+    """A running 8K storyboard job cancelled from the table ends `cancelled` within a lease renewal with no
+    derivative on disk, and the worker takes its next job; a job cancelled before it starts never starts."""
+    recipe = slow_setup(run)
+    media = make_media(run.root)
+    run.workers.start("--concurrency", "1", "--recipe", recipe, "--lease", "3s")
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('8k.mp4', 'board') RETURNING id").fetchone()[0]
+    check(wait_until(run.conn, "SELECT started_at IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,), listen=False),
+          "the slow job never started")
+    with run.pg.connect() as app:
+        with app.transaction():
+            waiting = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (media[0],)).fetchone()[0]
+            after = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (media[1],)).fetchone()[0]
+    cancel(run, [waiting])
+    cancel(run, [slow])
+    run.wait_all_finished()
+    rows = dict((r[0], r[1:]) for r in run.conn.execute("SELECT id, state, started_at, result, error FROM flipbook.jobs").fetchall())
+    run.conn.commit()
+    check(rows[slow][0] == "cancelled" and rows[slow][2] is None and rows[slow][3]["code"] == "cancelled", f"the running job: {rows[slow]}")
+    check(rows[waiting][0] == "cancelled" and rows[waiting][1] is None and rows[waiting][2] is None, f"the waiting job: {rows[waiting]}")
+    check(rows[after][0] == "done", f"the job after them: {rows[after]}")
+    log = open(os.path.join(run.workers.logdir, "worker-0.log"), errors="replace").read()
+    check("cancelled while running" in log, "the worker never said it stopped the cancelled job")
+    check(derivatives_on_disk(run) == [], f"a cancelled job wrote {derivatives_on_disk(run)}")
+    print(f"running job cancelled: {rows[slow][3]}; the waiting one never started; the next one done; nothing written")
+
+
+def cancel(run, ids):
+    """Cancels jobs as an operator would (`flipbook queue cancel`)."""
+    out = subprocess.run([run.workers.binary, "queue", "cancel", "--database", run.pg.url, *map(str, ids)],
+                         capture_output=True, text=True, timeout=120)
+    check(out.returncode == 0, f"queue cancel: {out.returncode} {out.stderr}")
+
+
+def scenario_slowdb(run):
+    """PostgreSQL unable to take renewals for three leases (the table locked IN SHARE MODE, which blocks every
+    UPDATE) never lets another worker reap a live worker's job: it ends done at attempt 1."""
+    recipe = slow_setup(run)
+    run.workers.start("--concurrency", "1", "--recipe", recipe, "--lease", "3s")
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('8k.mp4', 'board') RETURNING id").fetchone()[0]
+    check(wait_until(run.conn, "SELECT started_at IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,), listen=False),
+          "the slow job never started")
+    # The reaper: a second worker, idle, which reaps expired leases every second.
+    run.workers.start("--concurrency", "1", "--lease", "3s")
+    check(wait_until(run.conn, f"SELECT ({WORKER_LISTENERS}) = 2", listen=False, ceiling=120), "the second worker never listened")
+    with run.pg.connect() as locker:
+        with locker.transaction():
+            locker.execute("LOCK TABLE flipbook.jobs IN SHARE MODE")
+            time.sleep(9)  # three leases without a renewal getting through: the condition under test, not a wait
+    run.wait_all_finished()
+    (state, attempts, errors) = run.conn.execute("SELECT state, attempts, errors FROM flipbook.jobs WHERE id = %s", (slow,)).fetchone()
+    run.conn.commit()
+    check((state, attempts, errors) == ("done", 1, []), f"the live worker's job: {state} at attempt {attempts}, errors {errors}")
+    print("a table locked for three leases: the live worker's job was not reaped (done at attempt 1)")
+
+
+def scenario_poison(run):
+    """A worker killed while it holds claimed-but-unstarted jobs behind a running one: those keep their old
+    attempt count (only the started job's attempt counts)."""
+    recipe = slow_setup(run)
+    media = make_media(run.root)
+    tiny = [m for m in media if m.endswith("10.jpg")][0]
+    victim = run.workers.start("--concurrency", "1", "--recipe", recipe, "--lease", "2s")
+    # Short jobs first, so the worker holds many at once (see HoldLimits).
+    run.enqueue([tiny] * 200)
+    run.wait_all_finished()
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe, priority, max_attempts) VALUES ('8k.mp4', 'board', 10, 1) RETURNING id").fetchone()[0]
+            app.cursor().executemany("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe')", [(tiny,)] * 32)
+    check(wait_until(run.conn, "SELECT EXISTS (SELECT 1 FROM flipbook.jobs WHERE id = %s AND state = 'running' AND started_at IS NOT NULL)",
+                     (slow,), listen=False), "the slow job never started")
+    held = running_under(run, victim.pid, started=False)
+    check(len(held) >= 8, f"the worker held only {len(held)} unstarted jobs behind the slow one")
+    victim.kill()
+    victim.wait()
+    # Another worker reaps the victim's leases and runs what went back.
+    run.workers.start("--concurrency", "2", "--lease", "2s")
+    run.wait_all_finished()
+    rows = {r[0]: (r[1], r[2]) for r in run.conn.execute("SELECT id, state, attempts FROM flipbook.jobs WHERE id = ANY(%s)", (held,)).fetchall()}
+    (state, error) = run.conn.execute("SELECT state, error->>'code' FROM flipbook.jobs WHERE id = %s", (slow,)).fetchone()
+    run.conn.commit()
+    check(all(rows[i] == ("done", 1) for i in held), f"held jobs: {sorted(set(rows[i] for i in held))}, expected done at attempt 1")
+    check((state, error) == ("failed", "lease-expired"), f"the started job (max_attempts 1): {state}, {error}")
+    print(f"worker killed with {len(held)} claimed-but-unstarted jobs: their attempt not counted (done at attempt 1);"
+          " the started one failed lease-expired")
+
+
+def queue_cli(run, *args):
+    """`flipbook queue ARGS --database URL`; returns (exit status, stdout, stderr)."""
+    out = subprocess.run([run.workers.binary, "queue", *args, "--database", run.pg.url], capture_output=True, text=True, timeout=300)
+    return out.returncode, out.stdout, out.stderr
+
+
+def fill_queue(run, media):
+    """Done, failed (io and unknown-format) and cancelled jobs, through a real worker; returns ids by kind."""
+    with open(os.path.join(run.root, "unknown.bin"), "wb") as f:
+        f.write(b"not media\n" * 50)
+    with run.pg.connect() as app:
+        with app.transaction():
+            ids = {
+                "done": [app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (m,)).fetchone()[0] for m in media[:6]],
+                # A source that appears later: fails io at its only attempt, then (retried) ends done.
+                "io": [app.execute("INSERT INTO flipbook.jobs (source, recipe, max_attempts) VALUES (%s, 'probe', 1) RETURNING id", (f"late/{i}.png",)).fetchone()[0] for i in range(3)],
+                "unknown": [app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('unknown.bin', 'probe') RETURNING id").fetchone()[0] for _ in range(2)],
+                "cancelled": [app.execute("INSERT INTO flipbook.jobs (source, recipe, run_after) VALUES (%s, 'probe', now() + interval '1 day') RETURNING id", (media[0],)).fetchone()[0] for _ in range(2)],
+            }
+    run.workers.start("--concurrency", "2")
+    check(wait_until(run.conn, "SELECT count(*) = 11 FROM flipbook.jobs WHERE state IN ('done', 'failed')"), f"the jobs never ended: {states(run.conn)}")
+    status, out, err = queue_cli(run, "cancel", *map(str, ids["cancelled"]))
+    check(status == 0 and f"cancelled 2 job(s)" in out, f"queue cancel: {status} {out} {err}")
+    return ids
+
+
+def scenario_cli(run):
+    """`flipbook queue` against a real queue: stats and list --json agree with SQL; retry --failed --code io
+    moves exactly those jobs, which then run, and an app LISTENing on flipbook_done sees their new results; a
+    database without the schema is refused with the migration command."""
+    media = make_media(run.root)
+    ids = fill_queue(run, media)
+    status, out, err = queue_cli(run, "stats", "--json")
+    check(status == 0, f"queue stats: {err}")
+    stats = json.loads(out)
+    truth = dict(run.conn.execute("SELECT state, count(*) FROM flipbook.jobs GROUP BY state").fetchall())
+    run.conn.commit()
+    check(all(stats["states"][s] == truth.get(s, 0) for s in ("available", "running", "done", "failed", "cancelled")),
+          f"stats {stats['states']} vs SQL {truth}")
+    check(stats["lastHour"]["done"] == truth.get("done", 0) and stats["lastHour"]["failed"] == truth.get("failed", 0), f"stats rates {stats}")
+    check(stats["recipes"]["probe"]["failed"] == 5, f"by recipe: {stats['recipes']}")
+    status, out, err = queue_cli(run, "list", "--state", "failed", "--json")
+    listed = json.loads(out)
+    rows = run.conn.execute("SELECT id, error->>'code', error->>'message', attempts FROM flipbook.jobs WHERE state = 'failed' ORDER BY id").fetchall()
+    run.conn.commit()
+    check(sorted((j["id"], j["errorCode"], j["errorMessage"], j["attempts"]) for j in listed) == [tuple(r) for r in rows],
+          f"list --json {listed} vs SQL {rows}")
+    status, out, err = queue_cli(run, "list", "--state", "failed", "--code", "io", "--json")
+    check(sorted(j["id"] for j in json.loads(out)) == ids["io"], f"list --code io: {out}")
+    print(f"queue stats and list --json agree with SQL: {truth}")
+    # The app listens; the late sources appear; the operator retries the io failures.
+    app = run.pg.connect()
+    app.execute("LISTEN flipbook_done")
+    app.commit()
+    os.makedirs(os.path.join(run.root, "late"), exist_ok=True)
+    for i in range(3):
+        shutil.copy(os.path.join(run.root, media[6]), os.path.join(run.root, f"late/{i}.png"))
+    status, out, err = queue_cli(run, "retry", "--failed", "--code", "io", "--json")
+    check(status == 0 and sorted(json.loads(out)["retried"]) == ids["io"], f"retry --failed --code io: {status} {out} {err}")
+    heard, deadline = set(), time.monotonic() + 300
+    while set(ids["io"]) - heard and time.monotonic() < deadline:
+        heard |= {int(n.payload) for n in app.notifies(timeout=1.0, stop_after=1)}
+    check(set(ids["io"]) <= heard, f"flipbook_done never named the retried jobs: heard {heard}")
+    rows = app.execute("SELECT id, state, attempts, result->>'type', errors FROM flipbook.jobs WHERE id = ANY(%s) ORDER BY id", (ids["io"],)).fetchall()
+    app.commit()
+    check(all(r[1] == "done" and r[2] == 1 and r[3] == "png" and [e["code"] for e in r[4]] == ["io"] for r in rows),
+          f"retried jobs: {rows}")
+    (unknown,) = run.conn.execute("SELECT count(*) FROM flipbook.jobs WHERE id = ANY(%s) AND state = 'failed'", (ids["unknown"],)).fetchone()
+    run.conn.commit()
+    check(unknown == 2, "retry --code io moved other failures")
+    print("retry --failed --code io: exactly the io jobs, done at attempt 1 with their io error in the history; the app heard them")
+    # A database without the schema: refused, naming the migration.
+    with run.pg.connect(autocommit=True) as admin:
+        admin.execute("CREATE DATABASE empty")
+    out = subprocess.run([run.workers.binary, "queue", "stats", "--database", run.pg.url.replace("/postgres?", "/empty?")],
+                         capture_output=True, text=True, timeout=120)
+    check(out.returncode == 1 and "--migrate" in out.stderr, f"a database without the schema: {out.returncode} {out.stderr}")
+    print(f"no schema: {out.stderr.strip()}")
+
+
+def scenario_retention(run):
+    """200,000 finished rows made old with SQL are pruned in batches while a worker keeps claiming; claims'
+    latency during the prune is printed beside their latency before it (not asserted: timing)."""
+    media = make_media(run.root)
+    tiny = [m for m in media if m.endswith("10.jpg")][0]
+    run.conn.execute("""INSERT INTO flipbook.jobs (source, recipe, state, attempts, finished_at, created_at)
+        SELECT 'old/' || g, 'probe', CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'done' END, 1,
+               now() - interval '40 days', now() - interval '40 days' FROM generate_series(1, 200000) AS g""")
+    run.conn.execute("INSERT INTO flipbook.jobs (source, recipe, state, attempts, finished_at) "
+                     "SELECT 'recent/' || g, 'probe', 'done', 1, now() - interval '1 day' FROM generate_series(1, 1000) AS g")
+    run.conn.commit()
+    with run.pg.connect(autocommit=True) as admin:
+        admin.execute("VACUUM ANALYZE flipbook.jobs")
+    run.workers.start("--concurrency", "2", "--keep-done", "0", "--keep-failed", "0", "--metrics-port", "0")
+    # Claims before the prune: jobs' wait from commit to start.
+    def claims(n):
+        run.enqueue([tiny] * n)
+        run.wait_all_finished()
+        lag = [r[0] for r in run.conn.execute("SELECT extract(epoch FROM claimed_at - created_at) * 1000 FROM flipbook.jobs "
+                                              "WHERE source = %s AND state = 'done' ORDER BY id DESC LIMIT %s", (tiny, n)).fetchall()]
+        run.conn.commit()
+        return lag
+    before = [lag for _ in range(10) for lag in claims(20)]  # the same batches of 20 as during the prune
+    # The prune, by the CLI, while a stream of jobs runs.
+    prune = subprocess.Popen([run.workers.binary, "queue", "prune", "--database", run.pg.url, "--keep-done", "7d", "--keep-failed", "30d"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    during = []
+    while prune.poll() is None:
+        during += claims(20)
+    out, err = prune.communicate()
+    check(prune.returncode == 0 and "pruned 200000 row(s)" in out, f"queue prune: {prune.returncode} {out} {err}")
+    left = dict(run.conn.execute("SELECT substr(source, 1, 4), count(*) FROM flipbook.jobs GROUP BY 1").fetchall())
+    run.conn.commit()
+    check(left.get("old/", 0) == 0 and left.get("rece") == 1000, f"rows left: {left}")
+    p = lambda xs, q: sorted(xs)[min(len(xs) - 1, int(len(xs) * q))] if xs else float("nan")
+    print(f"prune: {out.strip()}")
+    print(f"claim wait (commit -> claimed), ms: before median {p(before, .5):.1f} p99 {p(before, .99):.1f} max {max(before):.1f}; "
+          f"during the prune ({len(during)} jobs) median {p(during, .5):.1f} p99 {p(during, .99):.1f} max {max(during, default=float('nan')):.1f}")
+    # The workers' own retention: rows finished a day ago, kept 12 h.
+    run.workers.stop_all()
+    run.workers.start("--concurrency", "1", "--keep-done", "12h", "--metrics-port", "0")
+    log = os.path.join(run.workers.logdir, f"worker-{len(run.workers.procs) - 1}.log")
+    port = poll(lambda: metrics_address(log), lambda port: port is not None, pause=0.1)
+    pruned = poll(lambda: samples(scrape(port, "/metrics")[1]).get('flipbook_queue_pruned_total{state="done"}'), lambda v: v == 1000, pause=0.2)
+    check(pruned == 1000, f"the worker's /metrics counts {pruned} pruned done rows, not 1000")
+    (recent,) = run.conn.execute("SELECT count(*) FROM flipbook.jobs WHERE source LIKE 'recent/%'").fetchone()
+    run.conn.commit()
+    check(recent == 0, f"{recent} day-old done rows left under --keep-done 12h")
+    print("the worker pruned 1,000 day-old done rows under --keep-done 12h; /metrics counted them")
+
+
+def start_ui(run, *extra):
+    """`flipbook queue ui` on a free port; returns (process, base URL) once it listens."""
+    log = open(os.path.join(run.tmp, f"ui-{len(extra)}.log"), "w+")
+    proc = subprocess.Popen([run.workers.binary, "queue", "ui", "--database", run.pg.url, "--port", "0", *extra],
+                            stdout=log, stderr=log)
+    run.workers.procs.append(proc)  # stopped with the workers
+    def address():
+        log.seek(0)
+        for line in log.read().splitlines():
+            if "flipbook queue ui: http://" in line:
+                return "http://127.0.0.1:" + line.rsplit(":", 1)[1].strip().rstrip("/")
+        return None
+    base = poll(address, lambda a: a is not None or proc.poll() is not None, pause=0.1)
+    check(base is not None, f"queue ui never listened: {open(log.name).read()}")
+    return proc, base
+
+
+def http(url, data=None, headers=None):
+    """(status, headers, body) of a request that follows no redirect."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args):
+            return None
+    opener = urllib.request.build_opener(NoRedirect)
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
+    try:
+        with opener.open(request, timeout=60) as response:
+            return response.status, response.headers, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode(errors="replace")
+
+
+def scenario_ui(run):
+    """The queue's page in headless Chromium: counts match SQL; Retry on a failed job makes it available and then
+    done; a job's error text containing <script> is shown as text; a POST without the CSRF token, and any
+    request without the access token on a non-loopback address, are refused."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../browser"))
+    from cdp import Browser
+    media = make_media(run.root)
+    ids = fill_queue(run, media)
+    hostile = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\"> & more"
+    (evil,) = run.conn.execute("INSERT INTO flipbook.jobs (source, recipe, state, attempts, finished_at, error) VALUES "
+                               "('evil.gif', 'probe', 'failed', 1, now(), jsonb_build_object('code', 'corrupt', 'message', %s::text)) RETURNING id",
+                               (hostile,)).fetchone()
+    run.conn.commit()
+    _, base = start_ui(run)
+    browser = Browser()
+    try:
+        def load(url):
+            browser.send("Page.enable")
+            browser.events.clear()
+            browser.send("Page.navigate", url=url)
+            deadline = time.monotonic() + 60
+            while not any(e.get("method") == "Page.loadEventFired" for e in browser.events) and time.monotonic() < deadline:
+                browser.evaluate("1")
+        load(base + "/")
+        counts = browser.evaluate("Object.fromEntries([...document.querySelectorAll('.counts li')].map(li => [li.id.slice(6), +li.querySelector('.n').textContent]))")
+        truth = dict(run.conn.execute("SELECT state, count(*) FROM flipbook.jobs GROUP BY state").fetchall())
+        run.conn.commit()
+        check(all(counts[s] == truth.get(s, 0) for s in ("available", "running", "done", "failed", "cancelled")), f"page counts {counts} vs SQL {truth}")
+        shown = browser.evaluate(f"document.querySelector('tr[data-id=\"{evil}\"] td.error').textContent")
+        check(hostile in shown, f"the hostile message shows as {shown!r}")
+        check(browser.evaluate("window.__pwned === undefined && document.scripts.length === 0 && document.images.length === 0"),
+              "the hostile message ran as HTML")
+        listed = browser.evaluate("[...document.querySelectorAll('#failed tbody tr')].map(tr => +tr.dataset.id).sort((a, b) => a - b)")
+        failed_ids = [r[0] for r in run.conn.execute("SELECT id FROM flipbook.jobs WHERE state = 'failed' ORDER BY id").fetchall()]
+        run.conn.commit()
+        check(listed == failed_ids, f"failed jobs listed {listed}, SQL {failed_ids}")
+        load(base + "/?code=io")
+        listed = browser.evaluate("[...document.querySelectorAll('#failed tbody tr')].map(tr => +tr.dataset.id).sort((a, b) => a - b)")
+        check(listed == ids["io"], f"filtered by code io: {listed}, expected {ids['io']}")
+        print(f"page counts match SQL {truth}; the <script> message is text; the code filter lists the io jobs")
+        # Retry from the page: the file now exists, so the job ends done.
+        os.makedirs(os.path.join(run.root, "late"), exist_ok=True)
+        shutil.copy(os.path.join(run.root, media[6]), os.path.join(run.root, "late/0.png"))
+        job = ids["io"][0]
+        load(f"{base}/jobs/{job}")
+        check("io" in browser.evaluate("document.querySelector('#error').textContent"), "the job's detail lacks its error")
+        browser.events.clear()
+        browser.evaluate("document.querySelector('#retry').click()")
+        deadline = time.monotonic() + 60
+        while not any(e.get("method") == "Page.loadEventFired" for e in browser.events) and time.monotonic() < deadline:
+            browser.evaluate("1")
+        check(wait_until(run.conn, "SELECT state = 'done' AND attempts = 1 FROM flipbook.jobs WHERE id = %s", (job,)),
+              f"the retried job never ended done: {run.conn.execute('SELECT state, error FROM flipbook.jobs WHERE id = %s', (job,)).fetchone()}")
+        print(f"Retry clicked on job {job}: available, then done")
+        # The page's own Cancel form, read from the page with its session cookie, and a POST without the token.
+        cookies = browser.send("Network.getAllCookies")["cookies"]
+        session = next(c["value"] for c in cookies if c["name"] == "flipbook_queue_session")
+    finally:
+        browser.close()
+    (waiting,) = run.conn.execute("INSERT INTO flipbook.jobs (source, recipe, run_after) VALUES ('x.png', 'probe', now() + interval '1 day') RETURNING id").fetchone()
+    run.conn.commit()
+    status, _, _ = http(f"{base}/jobs/{waiting}/cancel", data=b"", headers={"Cookie": f"flipbook_queue_session={session}"})
+    check(status == 403, f"a POST without the CSRF token: {status}")
+    status, _, _ = http(f"{base}/jobs/{waiting}/cancel", data=b"csrf=guess", headers={"Cookie": f"flipbook_queue_session={session}"})
+    check(status == 403, f"a POST with a wrong CSRF token: {status}")
+    (state,) = run.conn.execute("SELECT state FROM flipbook.jobs WHERE id = %s", (waiting,)).fetchone()
+    run.conn.commit()
+    check(state == "available", f"a refused POST changed the job: {state}")
+    print("POSTs without the CSRF token or with a wrong one: 403, nothing changed")
+    # Not loopback: no token, no start; with one, every request needs it.
+    out = subprocess.run([run.workers.binary, "queue", "ui", "--database", run.pg.url, "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60,
+                         env={k: v for k, v in os.environ.items() if k != "FLIPBOOK_QUEUE_TOKEN"})
+    check(out.returncode != 0 and "--token" in out.stderr, f"queue ui --host 0.0.0.0 without a token: {out.returncode} {out.stderr}")
+    token = "t0ken-for-the-queue-page-test"
+    _, wide = start_ui(run, "--host", "0.0.0.0", "--token", token)
+    for path in ("/", f"/jobs/{waiting}"):
+        status, _, _ = http(wide + path)
+        check(status == 401, f"GET {path} without the token: {status}")
+    status, _, _ = http(f"{wide}/jobs/{waiting}/cancel", data=b"csrf=x")
+    check(status == 401, f"POST without the token: {status}")
+    status, _, body = http(wide + "/", headers={"Authorization": f"Bearer {token}"})
+    check(status == 200 and 'id="count-failed"' in body, f"GET / with the token: {status}")
+    status, headers, _ = http(f"{wide}/?token={token}")
+    check(status == 303 and "flipbook_queue_token=" in headers.get("Set-Cookie", ""), f"GET /?token=: {status} {dict(headers)}")
+    print("--host 0.0.0.0: refused without --token; with one, requests without it get 401")
+
+
+def scenario_traces(run):
+    """A job enqueued by psycopg with a W3C traceparent gives one trace whose root is the app's span: the job's
+    span under it, with children for the claim wait, reading the source, decoding, each derivative's encode and
+    write, and the result's commit, their durations summing to within the job's wall time. The spans reach a
+    loopback OTLP/HTTP receiver (opentelemetry-proto decodes them). A worker without an endpoint sends none."""
+    from otlp_receiver import Receiver
+    media = make_media(run.root)
+    receiver = Receiver()
+    try:
+        # No endpoint: a job runs and nothing arrives (the receiver is up and listening all along).
+        run.workers.start("--concurrency", "1")
+        run.enqueue(media[4:5], recipe="default")
+        run.wait_all_finished()
+        check(run.workers.stop_all() == [0], "SIGTERM exit code")
+        check(receiver.requests == 0, f"a worker without OTEL_EXPORTER_OTLP_ENDPOINT sent {receiver.requests} export(s)")
+        # With one, and an app span's traceparent on the row.
+        trace_id, app_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+        env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_SERVICE_NAME="ingest-test",
+                   OTEL_TRACES_SAMPLER="parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY="200")
+        log = open(os.path.join(run.tmp, "traced.log"), "w")
+        traced = subprocess.Popen([run.workers.binary, "worker", "--database", run.pg.url, "--root", run.root, "-o", run.out + "/traced",
+                                   "--concurrency", "1"], stdout=log, stderr=log, env=env)
+        run.workers.procs.append(traced)
+        with run.pg.connect() as app:
+            with app.transaction():
+                (job,) = app.execute("INSERT INTO flipbook.jobs (source, recipe, trace_context) VALUES (%s, 'default', %s) RETURNING id",
+                                     (media[4], f"00-{trace_id}-{app_span}-01")).fetchone()
+        run.wait_all_finished()
+        traced.terminate()
+        traced.wait(timeout=120)
+        spans = receiver.wait_for(lambda spans: any(s["name"] == "flipbook.job" for s in spans))
+        mine = [s for s in spans if s["trace_id"] == trace_id]
+        check(mine and all(s["service"] == "ingest-test" for s in mine), f"spans of the app's trace: {mine}")
+        roots = [s for s in mine if s["name"] == "flipbook.job"]
+        check(len(roots) == 1 and roots[0]["parent_id"] == app_span, f"the job's span is not the app span's child: {roots}")
+        root = roots[0]
+        check(root["attributes"].get("flipbook.job.outcome") == "done" and root["attributes"].get("flipbook.job.attempt") == 1
+              and root["attributes"].get("flipbook.job.recipe") == "default", f"job span attributes: {root['attributes']}")
+        children = [s for s in mine if s["parent_id"] == root["span_id"]]
+        names = sorted(s["name"] for s in children)
+        (derivatives,) = run.conn.execute("SELECT jsonb_array_length(result->'derivatives') FROM flipbook.jobs WHERE id = %s", (job,)).fetchone()
+        run.conn.commit()
+        want = ["claim wait", "decode", "read source", "result commit"] + [f"{verb} {name}" for verb in ("encode", "write") for name in ("poster", "video")]
+        check(names == sorted(want), f"children {names}, expected {sorted(want)} ({derivatives} derivatives)")
+        total = sum(s["end"] - s["start"] for s in children)
+        wall = root["end"] - root["start"]
+        check(total <= wall and all(root["start"] <= s["start"] and s["end"] <= root["end"] + 1_000_000 for s in children),
+              f"children's {total / 1e6:.1f} ms against the job's {wall / 1e6:.1f} ms")
+        print(f"one trace under the app's span: job {wall / 1e6:.1f} ms, children " +
+              ", ".join(f"{s['name']} {(s['end'] - s['start']) / 1e6:.1f} ms" for s in sorted(children, key=lambda s: s["start"])))
+        # serve continues a request's traceparent the same way.
+        serve_log = open(os.path.join(run.tmp, "serve.log"), "w+")
+        serve = subprocess.Popen([run.workers.binary, "serve", run.root, "--port", "0"], stdout=serve_log, stderr=serve_log,
+                                 env=dict(env, OTEL_SERVICE_NAME="serve-test"))
+        run.workers.procs.append(serve)
+        def address():
+            serve_log.seek(0)
+            for line in serve_log.read().splitlines():
+                if "listening on http://" in line:
+                    return line.split("http://", 1)[1].strip().rstrip("/")
+            return None
+        host = poll(address, lambda a: a is not None or serve.poll() is not None, pause=0.1)
+        check(host is not None, f"serve never listened: {open(serve_log.name).read()}")
+        request_span = "b7ad6b7169203331"
+        for _ in range(2):  # the second answered from the memory cache: traced too
+            status, _, _ = http(f"http://{host}/thumb/{media[6]}?size=64", headers={"traceparent": f"00-{trace_id}-{request_span}-01"})
+            check(status == 200, f"serve /thumb: {status}")
+        serve.terminate()
+        serve.wait(timeout=120)
+        spans = receiver.wait_for(lambda spans: sum(s["service"] == "serve-test" for s in spans) >= 2)
+        served = [s for s in spans if s["service"] == "serve-test"]
+        check(len(served) == 2 and all(s["trace_id"] == trace_id and s["parent_id"] == request_span
+                                       and s["attributes"].get("http.response.status_code") == 200 for s in served),
+              f"serve's spans: {served}")
+        print(f"serve: 2 requests, 2 server spans under the caller's traceparent ({[s['attributes'].get('flipbook.cache') for s in served]})")
+    finally:
+        receiver.close()
 
 
 def scenario_failures(run):
@@ -427,7 +949,7 @@ def scenario_recipes(run):
 def scenario_batching(run):
     """Short jobs share statements, slow jobs are not hoarded. A worker claims more than its threads only once
     its jobs are known to be short: 1,000 `probe` jobs of a tiny JPEG must be claimed and recorded a few at a
-    time (rows claimed in one statement share its `started_at`, rows recorded together their `finished_at`).
+    time (rows claimed in one statement share its `claimed_at`, rows recorded together their `finished_at`).
     When that worker then claims a batch of slow jobs (the default recipe on a video), it gives back those no
     thread has started once it sees they are slow, so an idle worker beside it gets its share."""
     media = make_media(run.root)
@@ -436,7 +958,7 @@ def scenario_batching(run):
     run.enqueue([tiny] * 1000)
     run.wait_all_finished()
     claims, writes, attempts = run.conn.execute(
-        "SELECT count(DISTINCT started_at), count(DISTINCT finished_at), max(attempts) FROM flipbook.jobs").fetchone()
+        "SELECT count(DISTINCT claimed_at), count(DISTINCT finished_at), max(attempts) FROM flipbook.jobs").fetchone()
     run.conn.commit()
     print(f"1,000 probe jobs: {claims} claims, {writes} result writes")
     check(attempts == 1, f"a probe job ran {attempts} times")
@@ -533,6 +1055,17 @@ def scenario_metrics(run):
     found = after['flipbook_worker_claims_total{found="jobs"}']
     print(f"1,001 jobs: {found:.0f} claims found jobs, {empty:.0f} found none")
     check(found >= 1 and empty <= 5, f"{empty:.0f} claims found nothing while 1,001 jobs ran and ended")
+    # flipbook_build_info carries what `flipbook --version` prints, whose libavcodec is the one ffmpeg reports.
+    version = subprocess.run([run.workers.binary, "--version"], capture_output=True, text=True, check=True).stdout.splitlines()
+    libs = {line.split()[0]: line.split()[-1] for line in version[1:] if len(line.split()) >= 2}
+    ffmpeg_libavcodec = next(l for l in subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.splitlines()
+                             if l.startswith("libavcodec"))
+    loaded = ffmpeg_libavcodec.split("/")[-1].replace(" ", "")
+    check(version[0].startswith("flipbook ") and libs["libavcodec"] == loaded, f"--version {version} vs ffmpeg's {ffmpeg_libavcodec}")
+    info = [k for k in after if k.startswith("flipbook_build_info{")]
+    check(len(info) == 1 and f'version="{version[0].split()[1]}"' in info[0] and f'libavcodec="{loaded}"' in info[0]
+          and after[info[0]] == 1, f"build info {info}")
+    print(f"--version: {version[0]}, libavcodec {loaded} as ffmpeg says; /metrics: {info[0]}")
     # The queue gauges follow the heartbeat (a third of the 3 s lease).
     want = {"available": 0, "running": 0, "done": 1000, "failed": 1}
     gauges_of = lambda m: {state: m.get(f'flipbook_queue_jobs{{state="{state}"}}') for state in want}

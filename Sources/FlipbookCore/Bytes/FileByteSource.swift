@@ -22,8 +22,12 @@ public struct FileByteSource: ByteSource {
     public let path: String
 
     /// Opens `path` read-only. Throws `.io` if it cannot be opened or is not a regular file.
+    ///
+    /// Opened non-blocking, checked, and only then switched to blocking reads: a plain `open` of a FIFO waits
+    /// for a writer that may never come (`mkfifo x.gif; flipbook thumb x.gif` hung), and opening some device
+    /// files has side effects; neither is ever read.
     public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             throw FlipbookError(.io, "cannot open \(path)", underlying: String(cString: strerror(errno)))
         }
@@ -35,11 +39,24 @@ public struct FileByteSource: ByteSource {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw FlipbookError(.io, "\(path) is not a regular file")
+            throw FlipbookError(.io, "\(path) is not a regular file (\(Self.kind(of: info.st_mode)))")
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         descriptor = Descriptor(fd)
         count = Int(info.st_size)
         self.path = path
+    }
+
+    /// What a file that is not a regular one is, for the error message.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a file"
+        }
     }
 
     /// Bytes handed out so far, by every read.

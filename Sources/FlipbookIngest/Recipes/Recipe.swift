@@ -60,6 +60,13 @@ public struct Recipe: Sendable, Equatable {
     public var video: [Derivative]
     /// Compute the ThumbHash and BlurHash (a small decode of every visual input).
     public var placeholders: Bool
+    /// Whether a source cut short (an upload that ended in transit) is made from what there is, its result
+    /// carrying the decoders' `warnings`; false (the default): it fails with `truncated`, so the app can ask
+    /// for the upload again.
+    public var acceptTruncated = false
+    /// Seconds a job of this recipe may run in `flipbook worker` before it is stopped and recorded `timeout`
+    /// (nil: the worker's `--job-timeout`).
+    public var timeoutSeconds: Double?
 
     /// A recipe making nothing for the kinds left out; placeholders on unless turned off.
     public init(name: String, still: [Derivative] = [], animation: [Derivative] = [], video: [Derivative] = [],
@@ -101,6 +108,7 @@ public struct Recipe: Sendable, Equatable {
     public func validate() throws {
         func fail(_ message: String) -> FlipbookError { FlipbookError(.invalidArgument, "recipe \(name): \(message)") }
         guard Self.isName(name) else { throw fail("names are letters, digits, - and _") }
+        if let timeoutSeconds, !(timeoutSeconds > 0 && timeoutSeconds.isFinite) { throw fail("timeout must be a positive number of seconds") }
         for kind in Kind.allCases {
             var seen: Set<String> = []
             for d in derivatives(for: kind) {

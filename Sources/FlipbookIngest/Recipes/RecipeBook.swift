@@ -7,10 +7,11 @@ import Foundation
 ///     {"recipes": {"gallery": {"still":     [{"name": "thumb", "operation": "thumb", "size": 320, "fit": "inside", "format": "webp"}],
 ///                              "animation": [{"name": "video", "operation": "video"}],
 ///                              "video":     [{"name": "poster", "operation": "poster", "size": 480, "format": "jpeg", "quality": 85}],
-///                              "placeholders": true}}}
+///                              "placeholders": true, "truncated": "fail", "timeout": "10m"}}}
 ///
 /// Every key but `name` and `operation` is optional (size: 320 for stills and posters, the source's size for
-/// video; fit: inside; format: jpeg; quality: 80; placeholders: true; a kind left out makes nothing).
+/// video; fit: inside; format: jpeg; quality: 80; placeholders: true; truncated: `fail` or `accept`; timeout:
+/// seconds, or a number with `ms`, `s`, `m` or `h`, for `flipbook worker`; a kind left out makes nothing).
 public struct RecipeBook: Sendable {
     /// Recipes by name.
     public private(set) var recipes: [String: Recipe]
@@ -80,10 +81,47 @@ public struct RecipeBook: Sendable {
         var animation: [Item]?
         var video: [Item]?
         var placeholders: Bool?
+        var truncated: String?
+        var timeout: Duration?
 
         func recipe(named name: String) throws -> Recipe {
-            Recipe(name: name, still: try (still ?? []).map { try $0.derivative() }, animation: try (animation ?? []).map { try $0.derivative() },
-                   video: try (video ?? []).map { try $0.derivative() }, placeholders: placeholders ?? true)
+            var recipe = Recipe(name: name, still: try (still ?? []).map { try $0.derivative() },
+                                animation: try (animation ?? []).map { try $0.derivative() },
+                                video: try (video ?? []).map { try $0.derivative() }, placeholders: placeholders ?? true)
+            switch truncated ?? "fail" {
+            case "fail": recipe.acceptTruncated = false
+            case "accept": recipe.acceptTruncated = true
+            default: throw FlipbookError(.invalidArgument, "recipe \(name): truncated is \"fail\" or \"accept\"")
+            }
+            recipe.timeoutSeconds = timeout?.seconds
+            return recipe
+        }
+    }
+
+    /// A recipe's `timeout`: a number of seconds, or a string such as "90s", "500ms", "10m" or "1h".
+    private struct Duration: Decodable {
+        var seconds: Double
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Double.self) {
+                seconds = number
+                return
+            }
+            let text = try container.decode(String.self)
+            guard let parsed = Self.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "timeout \"\(text)\" is not a duration such as 90s or 10m")
+            }
+            seconds = parsed
+        }
+
+        /// "500ms", "90s", "10m", "1h" or a bare number of seconds; nil otherwise.
+        static func parse(_ text: String) -> Double? {
+            let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+            for (suffix, scale) in units where text.hasSuffix(suffix) {
+                if let value = Double(text.dropLast(suffix.count)) { return value * scale }
+            }
+            return Double(text)
         }
     }
 

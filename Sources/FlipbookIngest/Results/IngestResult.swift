@@ -37,6 +37,9 @@ public struct IngestResult: Sendable, Equatable, Codable {
     public var flipbookVersion: String
     /// Why it failed; nil on success.
     public var error: Failure?
+    /// What the decoders recovered from, in their own words, as `flipbook thumb` prints them (a source cut
+    /// short under a recipe that accepts truncated sources, a JPEG with stray bytes); nil when there was none.
+    public var warnings: [String]?
 
     /// One written file.
     public struct OutputFile: Sendable, Equatable, Codable {
@@ -124,6 +127,7 @@ public struct IngestResult: Sendable, Equatable, Codable {
         try c.encode(recipe, forKey: .recipe)
         try c.encode(flipbookVersion, forKey: .flipbookVersion)
         try c.encode(error, forKey: .error)
+        try c.encode(warnings, forKey: .warnings)
     }
 }
 

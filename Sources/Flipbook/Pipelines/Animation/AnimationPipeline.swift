@@ -34,7 +34,9 @@ struct AnimationPipeline: MediaPipeline {
         }
         guard let image = chosen else { throw FlipbookError(.corrupt, "\(input.type) has no frames") }
         let size = Size(width: image.width, height: image.height)
-        return Resampler.finish(image, fullSize: size, orientation: .up, request: request)
+        var thumbnail = Resampler.finish(image, fullSize: size, orientation: .up, request: request)
+        thumbnail.warnings = source.warnings
+        return thumbnail
     }
 
     private func open(_ input: MediaInput) throws -> any FrameSource {

@@ -21,7 +21,10 @@ struct GIFPipeline: MediaPipeline {
         }
         guard let frame = chosen else { throw FlipbookError(.corrupt, "GIF has no frames") }
         let size = Size(width: frame.image.width, height: frame.image.height)
-        return Resampler.finish(frame.image, fullSize: size, orientation: .up, request: request)
+        var image = Resampler.finish(frame.image, fullSize: size, orientation: .up, request: request)
+        // A GIF cut short still gives the frames it has; say so, as the still path does for a JPEG's.
+        image.warnings = decoder.warnings
+        return image
     }
 
     /// The pipeline's options with the input's limits.
