@@ -188,6 +188,7 @@ def main():
                 excluded.append((gif, f"{ref.width}x{ref.height}: under 8 px a side"))
                 continue
             usable.append(gif)
+            print(f"reference {len(usable)}/{len(gifs)}: {os.path.basename(gif)}", file=sys.stderr, flush=True)
     finally:
         if browser:
             browser.close()
