@@ -2,6 +2,7 @@
 """GIF to MP4, Flipbook against ffmpeg's `-tune animation` recipe, scored against what Chromium shows.
 
   bench/gif2mp4.py FLIPBOOK [EXTRA_GIF_DIR...]      (make bench runs it with the venv's python)
+  bench/gif2mp4.py --timing-only FLIPBOOK [DIR...]   wall and CPU time only, no scoring (quick, for a loaded machine)
 
 Inputs: the corpus's animated GIFs with at least 5 frames that Chromium decodes, plus the GIFs
 scripts/make-bench-gifs.py makes to look like real libraries (logo, pixel art, dithered photo, sticker, screen
@@ -79,7 +80,44 @@ def timed(cmd):
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, run.returncode
 
 
+def timing_only(flipbook, gifs):
+    """Both sides on every GIF, alternating, twice; per-GIF wall ratio and the totals (no references, no scores)."""
+    work = tempfile.mkdtemp(prefix="flipbook-gif2mp4-")
+    tw, pw, tc, pc, worst = 0.0, 0.0, 0.0, 0.0, []
+    try:
+        for gif in gifs:
+            ours, peer = os.path.join(work, "ours.mp4"), os.path.join(work, "peer.mp4")
+            a = b = ca = cb = 0.0
+            for k in range(2):
+                for side in (["ours", "peer"] if k == 0 else ["peer", "ours"]):
+                    path = ours if side == "ours" else peer
+                    if os.path.exists(path):
+                        os.remove(path)
+                    if side == "ours":
+                        t, cpu, _ = timed([flipbook, "convert", gif, "-o", ours, "--jobs", "1"])
+                        a, ca = a + t / 2, ca + cpu / 2
+                    else:
+                        t, cpu, _ = timed(["ffmpeg", "-v", "error", "-y", "-i", gif, *PEER, peer])
+                        b, cb = b + t / 2, cb + cpu / 2
+            tw, pw, tc, pc = tw + a, pw + b, tc + ca, pc + cb
+            worst.append((a / b, half_name(gif), a, b))
+            print(f"| {half_name(gif)} | {a * 1000:.0f} ms | {b * 1000:.0f} ms | {a / b:.2f}x |", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n{len(gifs)} GIFs: wall {tw:.2f} s vs {pw:.2f} s = {tw / pw:.2f}x; CPU {tc:.2f} s vs {pc:.2f} s = {tc / pc:.2f}x; "
+          f"geomean of per-file wall ratios {math.exp(sum(math.log(r[0]) for r in worst) / len(worst)):.2f}x; slowest against "
+          "the peer: " + ", ".join(f"{n} {r:.2f}x ({a * 1000:.0f} vs {b * 1000:.0f} ms)" for r, n, a, b in sorted(worst, reverse=True)[:5]))
+
+
 def main():
+    if sys.argv[1] == "--timing-only":
+        made = os.path.join(ROOT, "bench", "work", "gifs")
+        gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + corpus_gifs()
+        for folder in sys.argv[3:]:
+            gifs += sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(".gif"))
+        print("| GIF | flipbook wall | peer wall | ratio |\n|---|---|---|---|")
+        timing_only(sys.argv[2], gifs)
+        return
     flipbook = sys.argv[1]
     work = tempfile.mkdtemp(prefix="flipbook-gif2mp4-")
     made = os.path.join(ROOT, "bench", "work", "gifs")
@@ -194,7 +232,9 @@ def header():
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:2] == ["--timing-only"]:
+    main()
+elif __name__ == "__main__":
     print("## GIF to MP4 against `ffmpeg -fps_mode passthrough -c:v libx264 -tune animation` (crf 23, preset medium), "
           "scored against Chromium's rendering\n")
     header()

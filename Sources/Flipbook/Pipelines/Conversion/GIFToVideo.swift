@@ -5,7 +5,7 @@
 /// durations with B-frames (`FrameEncoder`); held-out GIFs 2-3% smaller (`bench/gif_sweep.py`). Output
 /// goes to memory through a seekable custom AVIO (faststart included). Encoder
 /// settings: `GIFTuning`'s by default, picked at the first frame from what `GIFContent` measures there (crf
-/// 26, 25 or 24 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
+/// 27, 26 or 25 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
 /// options' own crf otherwise;
 /// x264's option-string SEI is left out (`X264InfoSEI`).
 public enum GIFToVideo {
