@@ -24,7 +24,7 @@ struct Convert: ParsableCommand {
     @OptionGroup var sources: SourceOptions
     @Option(name: .shortAndLong, help: "Output file (one input) or directory.") var output: String
     @Option(help: ArgumentHelp("Constant rate factor (lower: better and bigger), used as given for every file.",
-                               discussion: "Without it, GIFs get Flipbook's own settings (a crf picked from the first frame: 26 for drawn, 25 for shaded, 24 for photographic pictures; more bits for colour, a flatter rate curve for drawn pictures and a more thorough analysis than the preset's), and files start at crf 23 and go lower when their measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
+                               discussion: "Without it, GIFs get Flipbook's own settings (a crf picked from the first frame: 27 for drawn, 26 for shaded, 25 for photographic pictures; more bits for colour, a flatter rate curve for drawn pictures and a more thorough analysis than the preset's), and files start at crf 23 and go lower when their measured SSIM falls under --min-ssim (by default only animated WebP and APNG have a floor)."))
     var crf: Int?
     @Option(help: "Search the crf per file for the smallest video whose SSIM (against its own input frames) is at least this, e.g. 0.98.")
     var targetSsim: Double?

@@ -51,24 +51,36 @@ import Testing
         return boxes
     }
 
-    /// Expected presentation times: the GIF's cumulative displayed delays, for the frames that differ from
-    /// the one before (our own decode says which differ; the times themselves come from the GIF's delays);
-    /// for every frame when all of them last alike (at least two): that video has a constant rate.
+    /// Expected presentation times: the GIF's cumulative displayed delays (the times come from the GIF's
+    /// delays; our own decode says which frames differ from the one before). Every frame when all of them
+    /// last alike (at least two: a constant rate). Every frame too, followed by repeats of the last picture
+    /// one average sample apart ending one average sample before the end, when that many repeats (at least
+    /// three, at most one per frame) make the average sample no longer than the shortest frame and fit in
+    /// the last frame's stay (`SampleTiming.averaged`: B-frames at a variable rate). Otherwise only the
+    /// frames that differ from the one before.
     static func expectedTimes(_ path: String) throws -> (times: [Double], end: Double) {
         let decoder = try GIFDecoder(source: try FileByteSource(path: path))
         var times: [Double] = [], all: [Double] = []
-        var durations: Set<Int> = []
+        var durations: [Int] = []
         var previous: [UInt8]?
         var end = 0
         while let frame = try decoder.nextFrame() {
             let flat = frame.image.flattened().pixels
             if flat != previous { times.append(Double(frame.presentationTimeMs) / 1000) }
             all.append(Double(frame.presentationTimeMs) / 1000)
-            durations.insert(frame.durationMs)
+            durations.append(frame.durationMs)
             previous = flat
             end = frame.presentationTimeMs + frame.durationMs
         }
-        return (all.count >= 2 && durations.count == 1 ? all : times, Double(end) / 1000)
+        let n = durations.count, total = Double(end) / 1000
+        guard n >= 2, let shortest = durations.min(), shortest > 0 else { return (times, total) }
+        if Set(durations).count == 1 { return (all, total) }
+        let repeats = max(3, Int((Double(end) / Double(shortest)).rounded(.up)) - n)
+        let average = total / Double(n + repeats)
+        if repeats <= n, Double(repeats) * average < Double(durations.last!) / 1000 {
+            return (all + (1...repeats).reversed().map { total - Double($0) * average }, total)
+        }
+        return (times, total)
     }
 
     /// When each of the GIF's frames starts, in seconds (our decoder's timing; its delays are checked
@@ -130,14 +142,16 @@ import Testing
         #expect(p.framePTS == [0, 0.05] && abs(p.duration - 0.1) < 0.001)
     }
 
+    /// A last frame shorter than the average sample: timestamps as they come, without B-frames, so runs of
+    /// identical frames merge into one sample (`SampleTiming.variable`).
     @Test func identicalFramesMergeAndTransparencyTakesTheBackground() throws {
         var gif = TestGIF(width: 8, height: 8)
         gif.loops = [3]
         gif.frames = [
-            .init(width: 8, height: 8, pixels: [UInt8](repeating: 1, count: 64), delay: 10),
-            .init(width: 8, height: 8, pixels: [UInt8](repeating: 1, count: 64), delay: 20),  // same picture
-            .init(width: 8, height: 8, pixels: [UInt8](repeating: 3, count: 64), delay: 30, transparent: 3),  // no change
-            .init(width: 8, height: 8, pixels: [UInt8](repeating: 2, count: 64), delay: 40),
+            .init(width: 8, height: 8, pixels: [UInt8](repeating: 1, count: 64), delay: 30),
+            .init(width: 8, height: 8, pixels: [UInt8](repeating: 1, count: 64), delay: 40),  // same picture
+            .init(width: 8, height: 8, pixels: [UInt8](repeating: 3, count: 64), delay: 20, transparent: 3),  // no change
+            .init(width: 8, height: 8, pixels: [UInt8](repeating: 2, count: 64), delay: 10),
         ]
         var options = VideoConversionOptions()
         options.posterQuality = 90
@@ -146,7 +160,7 @@ import Testing
         let dir = try TemporaryDirectory()
         try Data(result.data).write(to: URL(fileURLWithPath: dir.path("m.mp4")))
         let p = try Self.ffprobe(dir.path("m.mp4"))
-        #expect(p.framePTS == [0, 0.6] && abs(p.duration - 1.0) < 0.001 && p.tags["loop_count"] == "3")
+        #expect(p.framePTS == [0, 0.9] && abs(p.duration - 1.0) < 0.001 && p.tags["loop_count"] == "3")
         let poster = try #require(result.poster)
         #expect(try MediaInput(bytes: poster).probe().width == 8)
         // Fully transparent GIF: every pixel is the background colour.
@@ -156,6 +170,43 @@ import Testing
         let blue = try GIFToVideo.convert(MemoryByteSource(clear.encode()), options: options)
         let image = try MediaInput(bytes: try #require(blue.poster)).thumbnailImage(ThumbnailRequest(maxPixelSize: 4, format: .png))
         #expect(abs(Int(image.pixels[0]) - 0) < 8 && abs(Int(image.pixels[1]) - 128) < 8 && abs(Int(image.pixels[2]) - 255) < 8)
+    }
+
+    /// Frames that move at an even pace, one a little longer, and a long last frame: every frame is a
+    /// sample at its own time, with B-frames, then repeats of the last picture one average sample apart
+    /// (here 7: 750 ms over 19 samples, no longer than the 40 ms frames). ffmpeg 5.1 reads no per-sample
+    /// duration with B-frames; the H.264 timing info gives every packet the average, so none is without
+    /// one, they add up to the animation and the last ends at its end (ffprobe's reading).
+    @Test func framesThatLastUnalikeKeepBFramesAndTheirTimes() throws {
+        var gif = TestGIF(width: 64, height: 48)
+        var delays = [Int](repeating: 4, count: 11) + [30]  // 40 ms frames, one of 50 ms, then 300 ms
+        delays[3] = 5
+        for (i, delay) in delays.enumerated() {
+            var pixels = [UInt8](repeating: 0, count: 64 * 48)
+            for y in 10..<30 { for x in (i * 4)..<(i * 4 + 16) { pixels[y * 64 + x] = UInt8(1 + i % 3) } }
+            gif.frames.append(.init(width: 64, height: 48, pixels: pixels, delay: delay))
+        }
+        let result = try GIFToVideo.convert(MemoryByteSource(gif.encode()))
+        let total = delays.reduce(0, +) * 10
+        #expect(result.gifFrames == 12 && result.encodedFrames == 12 && result.durationMs == total)
+        let dir = try TemporaryDirectory()
+        let path = dir.path("v.mp4")
+        try Data(result.data).write(to: URL(fileURLWithPath: path))
+        let p = try Self.ffprobe(path)
+        let starts = delays.dropLast().reduce(into: [0]) { $0.append($0.last! + $1 * 10) }
+        let average = Double(total) / 19
+        let expected = starts.map { Double($0) / 1000 } + (1...7).reversed().map { (Double(total) - Double($0) * average) / 1000 }
+        #expect(p.framePTS.count == 19 && zip(p.framePTS, expected).allSatisfy { abs($0 - $1) < 0.0005 }, "\(p.framePTS)")
+        #expect(abs(p.duration - Double(total) / 1000) < 0.001)
+        let packets = try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                           "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        let rows = packets.stdout.split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count == 2 }
+        #expect(rows.count == 19 && rows.allSatisfy { abs($0[1] * 1000 - average) < 0.01 }, "\(rows)")
+        let last = try #require(rows.max { $0[0] < $1[0] })
+        #expect(abs((last[0] + last[1]) * 1000 - Double(total)) < 0.5)
+        let types = try Run.program("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pict_type",
+                                                         "-of", "csv=p=0", path])
+        #expect(types.stdout.contains("B"), "no B-frame: \(types.stdout)")
     }
 }
 

@@ -52,6 +52,28 @@ import Testing
         #expect(Bool(distinct.count == 1 && distinct.first == reference),
                 "\(distinct.count) different videos from \(count) concurrent conversions of one \(size) GIF")
     }
+
+    /// Frames at an even pace and a held last frame: B-frames at a variable rate (`SampleTiming.averaged`,
+    /// the last picture repeated), as deterministic as at a constant rate.
+    @Test func concurrentAveragedConversionsGiveTheSequentialBytes() throws {
+        var gif = TestGIF(width: 96, height: 64)
+        for i in 0..<24 {
+            var pixels = [UInt8](repeating: 0, count: 96 * 64)
+            for y in 0..<64 { for x in 0..<96 where (x + 2 * i) % 24 < 8 || (y * 3 + i) % 20 < 4 { pixels[y * 96 + x] = UInt8(1 + (x / 24 + i) % 3) } }
+            gif.frames.append(.init(width: 96, height: 64, pixels: pixels, delay: i == 23 ? 30 : 4))
+        }
+        let bytes = gif.encode()
+        let reference = try GIFToVideo.convert(MemoryByteSource(bytes)).data
+        #expect(String(decoding: reference, as: UTF8.self).contains("ctts"), "not encoded with B-frames")
+        let count = 6
+        let results = Results(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            Self.dirtyTheHeap(UInt8(truncatingIfNeeded: 0x53 &* (i + 1)))
+            results.set(i, try? GIFToVideo.convert(MemoryByteSource(bytes)).data)
+        }
+        let distinct = Set(results.all.compactMap { $0 })
+        #expect(Bool(results.all.allSatisfy { $0 != nil } && distinct.count == 1 && distinct.first == reference))
+    }
 }
 
 extension DeterminismTests {

@@ -5,8 +5,15 @@
 
 For each pair, the animation's own timeline comes from ffmpeg's GIF reader for a GIF and from Pillow for
 animated WebP and APNG (durations as stored, then the browsers' rule: 10 ms or less plays as 100 ms). Of the MP4 it checks, within 1 ms:
-- ffprobe's packets (ffmpeg 5.1's MP4 reader): every packet has a duration, each starts where the one
-  before ends, each starts on one of the animation's frame boundaries, and they add up to its total;
+- ffprobe's packets (ffmpeg 5.1's MP4 reader): every packet has a duration, each starts on one of the
+  animation's frame boundaries (but for those that repeat the last frame's picture within its stay), they
+  add up to its total, and the last ends at the total. Each starts where the one before ends, where ffmpeg
+  5.1 can say so: in a stream without composition offsets (`ctts`, B-frames) it reads each sample's own
+  duration; with them it reads none and gives every packet one duration from the H.264 timing info, which
+  must then be the same for all (the average frame: durations that add up to the total);
+- the sample table, read here as a browser reads it (`stts` decode times, `ctts` offsets, the edit list's
+  start): each sample is shown from the end of the one before, from 0 to the total, starting on the
+  animation's frame boundaries (and the repeats of the last picture);
 - the boxes, read here: mvhd, every mdhd and tkhd, and the edit list end at the total;
 - `ffmpeg -c copy` into Matroska and an ffmpeg re-encode to MP4 keep the total;
 - Chromium (headless, over the DevTools protocol) plays it: readyState reaches 2 or more, its duration
@@ -136,19 +143,100 @@ def box_durations(path):
     return found
 
 
+def sample_times(path):
+    """Presentation start of every sample (ms, sorted) and the end of the edit list, from the boxes alone:
+    stts decode times plus ctts offsets minus the edit list's media time; None without a sample table.
+    Also whether the table has composition offsets."""
+    data = open(path, "rb").read()
+
+    def child(start, end, name):
+        return next(((s, e) for k, s, e in boxes(data, start, end) if k == name), None)
+
+    moov = child(0, len(data), "moov")
+    mvhd = moov and child(*moov, "mvhd")
+    trak = moov and child(*moov, "trak")
+    mdia = trak and child(*trak, "mdia")
+    mdhd = mdia and child(*mdia, "mdhd")
+    stbl = mdia and child(*mdia, "minf")
+    stbl = stbl and child(*stbl, "stbl")
+    stts = stbl and child(*stbl, "stts")
+    if not (mvhd and mdhd and stts):
+        return None
+    v = data[mdhd[0]]
+    scale = struct.unpack(">I", data[mdhd[0] + (20 if v == 1 else 12):][:4])[0]
+    v = data[mvhd[0]]
+    movie_scale = struct.unpack(">I", data[mvhd[0] + (20 if v == 1 else 12):][:4])[0]
+    dts, t = [], 0
+    count = struct.unpack(">I", data[stts[0] + 4:stts[0] + 8])[0]
+    for i in range(count):
+        n, delta = struct.unpack(">II", data[stts[0] + 8 + 8 * i:stts[0] + 16 + 8 * i])
+        for _ in range(n):
+            dts.append(t)
+            t += delta
+    offsets = [0] * len(dts)
+    ctts = child(*stbl, "ctts")
+    if ctts:
+        version, at, k = data[ctts[0]], ctts[0] + 8, 0
+        for _ in range(struct.unpack(">I", data[ctts[0] + 4:ctts[0] + 8])[0]):
+            n, offset = struct.unpack(">Ii" if version == 1 else ">II", data[at:at + 8])
+            at += 8
+            for _ in range(n):
+                if k < len(offsets):
+                    offsets[k] = offset
+                k += 1
+    media_start, edit_end = 0, None
+    edts = child(*trak, "edts")
+    elst = edts and child(*edts, "elst")
+    if elst:
+        version, at = data[elst[0]], elst[0] + 8
+        for _ in range(struct.unpack(">I", data[elst[0] + 4:elst[0] + 8])[0]):
+            segment, media = struct.unpack(">Qq", data[at:at + 16]) if version == 1 else struct.unpack(">Ii", data[at:at + 8])
+            at += 20 if version == 1 else 12
+            if media != -1:
+                media_start, edit_end = media, (edit_end or 0) + segment * 1000 / movie_scale
+    starts = sorted((d + o - media_start) * 1000 / scale for d, o in zip(dts, offsets))
+    return starts, edit_end, bool(ctts)
+
+
 def check_file(checks, src, mp4, work):
     name = os.path.basename(src)
     starts, total = reference_timeline(src)
     # One frame throughout is written as two samples (a one-sample MP4 never plays in Chromium), split
     # halfway: the only start that is not one of the animation's own.
     boundaries = set(starts) | ({total / 2} if len(starts) == 1 else set())
+
+    def off_timeline(times):
+        """Starts on no frame boundary, but for those within the last frame's stay (samples that repeat
+        the last picture, so that a B-frame stream's packets, as ffmpeg 5.1 reads them, end at the end)."""
+        off = [t for t in times if min(abs(t - b) for b in boundaries) > TOLERANCE_MS]
+        return [t for t in off if not starts[-1] < t < total]
+
+    table = sample_times(mp4)
+    checks.check(table is not None, f"{name}: the MP4 has a sample table")
+    reordered = bool(table and table[2])
+    if table:
+        shown, edit_end, _ = table
+        end = edit_end if edit_end is not None else total
+        spans = list(zip(shown, shown[1:] + [end]))
+        checks.check(abs(shown[0]) <= TOLERANCE_MS and abs(end - total) <= TOLERANCE_MS and all(b > a for a, b in spans),
+                     f"{name}: the sample table shows samples from 0 to {end:.1f} ms one after another, the animation {total} ms")
+        off = off_timeline(shown)
+        checks.check(not off, f"{name}: the sample table's samples start on the animation's frame boundaries {off[:3]}")
     packets = probe_packets(mp4)
     checks.check(len(packets) >= 2, f"{name}: {len(packets)} packets (a player needs two to advance)")
     zero = [p for p in packets if p[1] <= 0]
     checks.check(not zero, f"{name}: every packet has a duration ({len(zero)} without)")
-    gaps = [(a, b) for a, b in zip(packets, packets[1:]) if abs(a[0] + a[1] - b[0]) > TOLERANCE_MS]
-    checks.check(not gaps, f"{name}: each packet starts where the one before ends {gaps[:2]}")
-    off = [p[0] for p in packets if min(abs(p[0] - b) for b in boundaries) > TOLERANCE_MS]
+    if reordered and len({round(p[1], 3) for p in packets}) <= 1 and packets:
+        # ffmpeg 5.1 reads no sample's own duration from a stream with composition offsets: it gives all one,
+        # from the H.264 timing info. Then the starts cannot follow from the durations; the sample table
+        # (checked above) holds them, and the durations must add up to the total (below) and end there.
+        last = packets[-1]
+        checks.check(abs(last[0] + last[1] - total) <= TOLERANCE_MS,
+                     f"{name}: the last packet ends at {last[0] + last[1]:.1f} ms, the animation {total} ms")
+    else:
+        gaps = [(a, b) for a, b in zip(packets, packets[1:]) if abs(a[0] + a[1] - b[0]) > TOLERANCE_MS]
+        checks.check(not gaps, f"{name}: each packet starts where the one before ends {gaps[:2]}")
+    off = off_timeline([p[0] for p in packets])
     checks.check(not off, f"{name}: packets start on the animation's frame boundaries {off[:3]}")
     summed = sum(p[1] for p in packets)
     checks.check(abs(summed - total) <= TOLERANCE_MS, f"{name}: packet durations add up to {summed:.1f} ms, the animation {total} ms")

@@ -101,7 +101,10 @@ class Browser:
         if target is None:
             self.close()
             raise ReferenceError("chromium did not open its DevTools port within 60 s")
-        self.ws = websocket.create_connection(target["webSocketDebuggerUrl"], timeout=600, max_size=None)
+        # skip_utf8_validation: websocket-client checks UTF-8 in pure Python, byte by byte, which took minutes
+        # for a large GIF's frames (the JSON is ASCII; base64 inside it).
+        self.ws = websocket.create_connection(target["webSocketDebuggerUrl"], timeout=600, max_size=None,
+                                              skip_utf8_validation=True)
         self.next_id = 0
         # The first page may still be about:blank: values set there vanish when index.html replaces it.
         while self.evaluate("document.readyState === 'complete' && document.title") != "reference":

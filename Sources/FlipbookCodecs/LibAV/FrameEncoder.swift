@@ -21,22 +21,26 @@ package final class FrameEncoder {
     private var firstPacket = true
     private let isH264: Bool
     private var durations: [Int64: Int64] = [:]
-    /// Every frame's duration at a constant rate; nil: timestamps in milliseconds.
-    private let frameMs: Int?
-    /// Milliseconds per time-base unit.
-    private var tick: Int { frameMs ?? 1 }
+    /// How samples are timed, and so whether B-frames are used.
+    private let timing: SampleTiming
+    /// The decode time of the first packet (negative with B-frames), nil before it: the last packet's
+    /// duration is counted from it so that the media lasts exactly the animation.
+    private var firstDts: Int64?
+    /// Frames sent to the encoder, and the presentation time of the latest, in time-base units.
+    private var framesSent = 0, lastPts: Int64 = -1
     private let container: VideoContainer
     /// Decodes what is written and scores it against the input, when asked for (`measure`).
     package let meter: QualityMeter?
     /// The container's loop_count tag (nil: none).
     package private(set) var loopCount: Int?
 
-    /// `frameMs`: every frame lasts exactly this long (an animation whose delays are all alike); the stream
-    /// then has a constant rate, which its H.264 headers carry, and may use B-frames (see the x264 settings).
+    /// `timing`: how the samples are timed (`SampleTiming`); anything but `variable` uses B-frames and
+    /// writes a rate into the H.264 timing info (see the x264 settings).
     package init(width: Int, height: Int, options: VideoConversionOptions, loopCount: Int?, measure: Bool = false,
-                 frameMs: Int? = nil) throws {
+                 timing: SampleTiming = .variable) throws {
         let av = try LibAV.api()
-        self.frameMs = frameMs.map { max(1, $0) }
+        let timing = options.codec == .h264 ? timing : .variable
+        self.timing = timing
         self.width = width
         self.height = height
         paddedWidth = width + (width & 1)
@@ -56,13 +60,13 @@ package final class FrameEncoder {
         ctx.pointee.width = Int32(paddedWidth)
         ctx.pointee.height = Int32(paddedHeight)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        // Milliseconds, or one unit per frame at a constant rate (then also the frame rate, which x264 writes
-        // into the H.264 timing info). No frame-rate hint otherwise: measured 1% larger files with the average
-        // rate set; x264 follows the timestamps.
-        let tick = self.frameMs ?? 1
-        let common = Self.gcd(tick, 1000)
-        ctx.pointee.time_base = AVRational(num: Int32(tick / common), den: Int32(1000 / common))
-        if frameMs != nil { ctx.pointee.framerate = AVRational(num: Int32(1000 / common), den: Int32(tick / common)) }
+        // Milliseconds, one unit per frame at a constant rate (then also the frame rate, which x264 writes
+        // into the H.264 timing info), or units in which the average sample is whole (`SampleTiming`). No
+        // frame-rate hint otherwise: measured 1% larger files with the average rate set; x264 follows the
+        // timestamps.
+        let timeBase = timing.timeBase
+        ctx.pointee.time_base = AVRational(num: Int32(timeBase.num), den: Int32(timeBase.den))
+        if case .constant = timing, let rate = timing.frameRate { ctx.pointee.framerate = AVRational(num: Int32(rate.num), den: Int32(rate.den)) }
         ctx.pointee.thread_count = Int32(options.threads > 0 ? options.threads : Self.threads(width: paddedWidth, height: paddedHeight))
         ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M  // the matrix swscale's default conversion uses
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
@@ -78,15 +82,17 @@ package final class FrameEncoder {
             // psy-rd 0.4, aq-strength 0.6, deblock 1:1) replaced tune=ssim + qcomp 0.8 + bf=0: against a
             // browser's rendering that tuning lost up to 0.037 SSIM to ffmpeg's `-tune animation` recipe on
             // sharp-edged GIFs (chroma paid: without psy x264 drops its chroma QP offset).
-            // bframes=0 unless the rate is constant: no reordering, so the MP4 has no composition offsets
-            // (ctts) and every packet's duration is its frame's own display time in stts. With B-frames ffmpeg
-            // 5.1's MP4 reader leaves every packet's duration 0 (it reads stts durations only for streams
-            // without ctts) and falls back to a frame rate: to the H.264 timing info's, which with millisecond
-            // timestamps says 1000 fps, a rate it ignores, so ffmpeg pipelines downstream (a remux, a
-            // transcode, `fps` sampling) lost the last frame's stay: 2.24 s instead of 2.40 s for glide's
-            // interlaced_transparent_gif.gif. At a constant rate the timing info says the real one, from
-            // which ffmpeg derives every packet's duration, so B-frames are kept there (x264's own choice,
-            // up to 5 with tune=animation): they saved 10-25% on logos and dithered photos.
+            // B-frames (x264's own choice, up to 5 with tune=animation) with a constant or averaged timing,
+            // none with a variable one (`SampleTiming`, which says why): with B-frames ffmpeg 5.1's MP4 reader
+            // reads no packet's own duration and gives every packet one from the H.264 timing info, which a
+            // millisecond time base makes 1000 fps, a rate it ignores, so ffmpeg pipelines downstream (a
+            // remux, a transcode, `fps` sampling) lost the last frame's stay: 2.24 s instead of 2.40 s for
+            // glide's interlaced_transparent_gif.gif. At a constant rate the timing info says the real one;
+            // averaged, it says the average sample (`H264TimingInfo`). B-frames saved 10-25% on logos and
+            // dithered photos at a constant rate, 40% on glide's large_giphy_logo.gif (85 frames, the last
+            // held 370 ms) averaged; on screen recordings whose frames last 60 ms to 1 s they saved nothing
+            // and the repeated last picture cost 10-30% (MB-tree credits every frame before it), hence
+            // `SampleTiming.planned`'s narrow rule.
             // keyint=600 frames between keyframes (-3% bytes); keyint-min=60, what x264 derives from a
             // millisecond time base, also at a constant rate: there x264 derives it from the frame rate, so
             // at 1 fps every scene cut became an IDR frame, which forgets every reference: welcome2.gif,
@@ -95,7 +101,15 @@ package final class FrameEncoder {
             // (tune animation leaves x264's -2) bought more browser-side SSIM per byte than a lower crf, but
             // cost pixel art SSIMULACRA2; `--x264-params` tries such settings.
             // asm: no AVX-512, whose MB-tree code made outputs depend on earlier work (see `X264CPU`).
-            var x264Params = "keyint=600:keyint-min=60" + (frameMs == nil ? ":bframes=0" : "")
+            var x264Params = "keyint=600:keyint-min=60"
+            switch timing {
+            case .variable: x264Params += ":bframes=0"
+            case .constant: break
+            case .averaged:
+                // x264 follows the timestamps (its rate control weighs each frame by how long it shows);
+                // the average frame goes into the H.264 timing info afterwards (`H264TimingInfo`).
+                break
+            }
             if let asm = try X264CPU.asmWithoutAVX512() { x264Params += ":asm=" + asm }
             if let extra = options.x264Params { x264Params += ":" + extra }
             codecOptions = ["crf": String(options.crf), "preset": options.preset, "profile": "high", "tune": "animation",
@@ -132,7 +146,8 @@ package final class FrameEncoder {
         }
         try codec.open(options: codecOptions)
 
-        stream = try muxer.addStream(for: codec)
+        stream = try muxer.addStream(for: codec, timeBase: AVRational(num: 1, den: Int32(1000 * timing.unitsPerMs.units)))
+        if case .averaged = timing, let rate = timing.frameRate { try Self.setTimingInfo(stream, frameRate: rate) }
         if options.codec == .hevc, options.container == .mp4 { stream.pointee.codecpar.pointee.codec_tag = fb_tag_hvc1() }
         self.loopCount = loopCount
         if let loopCount { _ = av.av_dict_set(&muxer.pointer.pointee.metadata, "loop_count", String(loopCount), 0) }
@@ -163,13 +178,39 @@ package final class FrameEncoder {
         self.loopCount = loopCount
     }
 
+    /// Writes `frameRate` into the timing info of the stream's SPS (its extradata, from which the muxer
+    /// writes `avcC`), as `SampleTiming.averaged` needs.
+    private static func setTimingInfo(_ stream: UnsafeMutablePointer<AVStream>, frameRate: (num: Int, den: Int)) throws {
+        let av = try LibAV.api()
+        let par = stream.pointee.codecpar!
+        guard let data = par.pointee.extradata, par.pointee.extradata_size > 0 else {
+            throw FlipbookError(.codec, "x264 gave no stream headers to set the frame rate in")
+        }
+        // A frame lasts 2 * num_units_in_tick / time_scale seconds (H.264 counts fields).
+        let common = gcd(frameRate.den, 2 * frameRate.num)
+        guard let rewritten = H264TimingInfo.rewrite(Array(UnsafeBufferPointer(start: data, count: Int(par.pointee.extradata_size))),
+                                                     numUnitsInTick: UInt32(frameRate.den / common),
+                                                     timeScale: UInt32(2 * frameRate.num / common)) else {
+            throw FlipbookError(.codec, "x264's sequence parameter set has no timing info to set the frame rate in")
+        }
+        let padding = 64  // AV_INPUT_BUFFER_PADDING_SIZE: zero bytes readers may read past the end
+        guard let buffer = av.av_malloc(rewritten.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+            throw FlipbookError(.codec, "av_malloc failed")
+        }
+        buffer.initialize(from: rewritten, count: rewritten.count)
+        (buffer + rewritten.count).initialize(repeating: 0, count: padding)
+        av.av_free(data)
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(rewritten.count)
+    }
+
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
     /// Encoder threads for a frame size: one below 50,000 pixels (thread start-up outweighs the work), two
     /// above, as ffmpeg's own x264 uses both cores of a 2-core machine: sample_big.gif (1000x175, 259 frames)
     /// took 2.5 s with one and 1.6 s with two, at the same bytes. Depends only on the size, so the bytes
     /// written never depend on the machine or on `--jobs`.
     package static func threads(width: Int, height: Int) -> Int { width * height < 50_000 ? 1 : 2 }
-
-    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
     /// Zero bytes after the last row: libswscale's SIMD input code reads up to 16 bytes past the end of a
     /// row (valgrind: invalid reads past an exact-size buffer), and libav expects padded input.
@@ -237,20 +278,31 @@ package final class FrameEncoder {
         return out
     }
 
-    /// Converts and encodes one frame shown from `pts` for `duration` milliseconds. At a constant rate
-    /// (`frameMs`) both are multiples of it.
+    /// Converts and encodes one frame shown from `pts` for `duration` milliseconds. At a constant rate both
+    /// are multiples of its frame (`SampleTiming`).
     package func encode(_ rgb: [UInt8], pts ptsMs: Int, duration durationMs: Int) throws {
-        guard ptsMs % tick == 0 else { throw FlipbookError(.invalidArgument, "a frame at \(ptsMs) ms is off the constant \(tick) ms rate") }
-        let pts = ptsMs / tick, duration = (durationMs + tick / 2) / tick
+        guard let pts = timing.units(ptsMs) else {
+            throw FlipbookError(.invalidArgument, "a frame at \(ptsMs) ms is off the encoder's \(timing) timing")
+        }
+        let (units, ms) = timing.unitsPerMs
+        let duration = (durationMs * units + ms / 2) / ms
         let av = try LibAV.api()
         try LibAV.check(av.av_frame_make_writable(frame.pointer), "av_frame_make_writable")
         try rgb.withUnsafeBufferPointer { src in
             try scaler.scale(packed: src.baseAddress!, rowBytes: paddedWidth * 3, height: paddedHeight, into: frame.pointer)
         }
-        frame.pointer.pointee.pts = Int64(pts)
-        durations[Int64(pts)] = Int64(max(1, duration))
         try rgb.withUnsafeBufferPointer { try meter?.keep($0.baseAddress!, pts: Int64(pts), durationMs: max(1, durationMs)) }
+        try send(pts: Int64(pts), duration: Int64(max(1, duration)))
+    }
+
+    /// Sends the picture in `frame` to the encoder at `pts` (time-base units) and writes what it has ready.
+    private func send(pts: Int64, duration: Int64) throws {
+        let av = try LibAV.api()
+        frame.pointer.pointee.pts = pts
+        durations[pts] = duration
         try LibAV.check(av.avcodec_send_frame(codec.pointer, frame.pointer), "encoding a frame")
+        framesSent += 1
+        lastPts = pts
         try drain()
     }
 
@@ -265,6 +317,7 @@ package final class FrameEncoder {
             try LibAV.check(status, "encoding")
             let p = packet.pointer
             p.pointee.duration = durations.removeValue(forKey: p.pointee.pts) ?? 0
+            if firstDts == nil { firstDts = p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts }
             if firstPacket {
                 firstPacket = false
                 if isH264 { try X264InfoSEI.strip(p) }
@@ -281,9 +334,23 @@ package final class FrameEncoder {
     }
 
     /// Flushes the encoder, writes the trailer (and moves the index to the front) and returns the file.
-    /// `endMs` is when the last frame stops being shown: the file's duration.
+    /// `endMs` is when the last frame stops being shown: the file's duration. With `averaged` timing the
+    /// last picture is first sent again as the samples that repeat it (`SampleTiming.averaged`).
     package func finish(endMs: Int) throws -> [UInt8] {
         let av = try LibAV.api()
+        if case .averaged(let totalMs, let frames, let samples) = timing {
+            guard endMs == totalMs, let total = timing.units(totalMs), framesSent == frames else {
+                throw FlipbookError(.invalidArgument, "\(framesSent) frames ending at \(endMs) ms do not make the \(timing) timing")
+            }
+            let average = Int64(total / samples)
+            guard Int64(total) - Int64(samples - frames) * average > lastPts else {
+                throw FlipbookError(.invalidArgument, "the last frame starts after the \(timing) timing's repeats of it")
+            }
+            // `frame` still holds the last picture: x264 copied it, and nothing wrote to it since.
+            for k in stride(from: samples - frames, through: 1, by: -1) {
+                try send(pts: Int64(total) - Int64(k) * average, duration: average)
+            }
+        }
         try LibAV.check(av.avcodec_send_frame(codec.pointer, nil), "flushing the encoder")
         try drain()
         if hasHeld {
@@ -291,9 +358,15 @@ package final class FrameEncoder {
             // B-frames that is its own display time; with them it is a frame shown earlier, and the longer
             // duration also pushes the edit list past the end, which MP4Duration puts back. At a constant
             // rate every packet lasts one frame, as the stream's headers say: its media ends at the GIF's.
+            // With `averaged` timing the decode times are the presentation times shifted by x264's delay
+            // (the first packet's negative dts): the media ends at the GIF's end shifted alike.
             let p = held.pointer
-            let end = frameMs == nil ? Int64(endMs) - (p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts) : 1
-            p.pointee.duration = max(1, p.pointee.duration, end)
+            let dts = p.pointee.dts == LibAV.noPTS ? p.pointee.pts : p.pointee.dts
+            switch timing {
+            case .variable: p.pointee.duration = max(1, p.pointee.duration, Int64(endMs) - dts)
+            case .constant: p.pointee.duration = max(1, p.pointee.duration)
+            case .averaged: p.pointee.duration = max(1, Int64(timing.units(endMs) ?? 0) + min(0, firstDts ?? 0) - dts)
+            }
             try write(p)
             hasHeld = false
         }

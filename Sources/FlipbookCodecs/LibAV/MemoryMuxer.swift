@@ -4,7 +4,7 @@ import Glibc
 import CFFmpeg
 
 /// A libavformat muxer that writes into memory (a `MemoryOutput`); the only owner of its context, which
-/// it frees in deinit. Streams use a millisecond time base.
+/// it frees in deinit. Streams use a millisecond time base unless told otherwise.
 package final class MemoryMuxer {
     package let pointer: UnsafeMutablePointer<AVFormatContext>
     private let output = MemoryOutput()
@@ -21,12 +21,15 @@ package final class MemoryMuxer {
     /// True if the container wants codec headers once, in the stream parameters (AV_CODEC_FLAG_GLOBAL_HEADER).
     package var wantsGlobalHeader: Bool { pointer.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
-    /// A stream carrying `codec`'s output, in milliseconds. Call after the codec is opened.
-    package func addStream(for codec: CodecContext) throws -> UnsafeMutablePointer<AVStream> {
+    /// A stream carrying `codec`'s output, in `timeBase` (default milliseconds; the MP4 muxer doubles a
+    /// track's timescale until it is at least 10,000). Call after the codec is opened.
+    package func addStream(for codec: CodecContext, timeBase: AVRational = AVRational(num: 1, den: 1000)) throws
+        -> UnsafeMutablePointer<AVStream>
+    {
         let av = try LibAV.api()
         guard let stream = av.avformat_new_stream(pointer, nil) else { throw FlipbookError(.codec, "avformat_new_stream failed") }
         try LibAV.check(av.avcodec_parameters_from_context(stream.pointee.codecpar, codec.pointer), "codec parameters")
-        stream.pointee.time_base = AVRational(num: 1, den: 1000)
+        stream.pointee.time_base = timeBase
         return stream
     }
 

@@ -3,7 +3,7 @@ public struct VideoConversionOptions: Sendable {
     /// Constant rate factor (lower is better quality, bigger): the one used when the quality floor holds,
     /// and where `targetSSIM`'s search starts. Default 23, as x264's; but with `automaticTuning` (the
     /// default) an H.264 conversion at the default preset without a floor or target uses `GIFTuning`'s crf
-    /// (26, 25 or 24 by the kind of picture its first frame holds) and x264 settings instead.
+    /// (27, 26 or 25 by the kind of picture its first frame holds) and x264 settings instead.
     public var crf = 23
     /// Quality floor for every format. When the video's SSIM against the frames it was made from
     /// (`QualityMeter`) is under this, the file is encoded again at a lower crf (`CRFSearch`, at most three

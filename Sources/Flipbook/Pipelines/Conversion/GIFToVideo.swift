@@ -5,7 +5,7 @@
 /// durations with B-frames (`FrameEncoder`); held-out GIFs 2-3% smaller (`bench/gif_sweep.py`). Output
 /// goes to memory through a seekable custom AVIO (faststart included). Encoder
 /// settings: `GIFTuning`'s by default, picked at the first frame from what `GIFContent` measures there (crf
-/// 26, 25 or 24 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
+/// 27, 26 or 25 for drawn, shaded or photographic pictures, chroma QP offset -4, thorough analysis), the
 /// options' own crf otherwise;
 /// x264's option-string SEI is left out (`X264InfoSEI`).
 public enum GIFToVideo {
@@ -26,35 +26,30 @@ public enum GIFToVideo {
             ? GIFDelayScan.delays(source, maxFrames: options.decode.limits.maxFrames)?
                 .map { GIFTiming.displayedMilliseconds(centiseconds: $0) }
             : nil
-        let gifFrameMs = constantFrameMs(gifDelays ?? [])
+        let gifTiming = SampleTiming.planned(for: gifDelays ?? [])
         return try CRFSearch.run(options, type: type) { pass in
-            func encode(constantRate: Bool) throws -> VideoConversionResult {
+            func encode(planned: Bool) throws -> VideoConversionResult {
                 let frames = try FrameSources.open(source, type: type, decode: options.decode, limits: options.decode.limits, streaming: true)
-                let frameMs = constantRate ? type == .gif ? gifFrameMs : constantFrameMs(frames.info, options: pass) : nil
-                return try convert(frames, inputBytes: source.count, options: pass, frameMs: frameMs,
+                let timing = planned ? type == .gif ? gifTiming : plannedTiming(frames.info, options: pass) : .variable
+                return try convert(frames, inputBytes: source.count, options: pass, timing: timing,
                                    frameCount: gifDelays?.count)
             }
             do {
-                return try encode(constantRate: true)
-            } catch is OffConstantRate {  // the frames decoded disagree with the headers: timestamps as they come
-                return try encode(constantRate: false)
+                return try encode(planned: true)
+            } catch is OffPlannedTiming {  // the frames decoded disagree with the headers: timestamps as they come
+                return try encode(planned: false)
             }
         }
     }
 
-    /// The duration every frame shares when `info` has them all (a streamed GIF's do not), there are at least
-    /// two and the output is H.264 (`FrameEncoder`'s constant rate, which allows B-frames); nil otherwise.
-    static func constantFrameMs(_ info: AnimationInfo, options: VideoConversionOptions) -> Int? {
-        options.codec == .h264 && info.durationsMs.count == info.frameCount ? constantFrameMs(info.durationsMs) : nil
+    /// The timing (`SampleTiming.planned`) for H.264 when `info` has every frame's duration (a streamed
+    /// GIF's has none before decoding); `variable` otherwise.
+    static func plannedTiming(_ info: AnimationInfo, options: VideoConversionOptions) -> SampleTiming {
+        options.codec == .h264 && info.durationsMs.count == info.frameCount ? SampleTiming.planned(for: info.durationsMs) : .variable
     }
 
-    static func constantFrameMs(_ durations: [Int]) -> Int? {
-        guard durations.count >= 2, let first = durations.first, first > 0, durations.allSatisfy({ $0 == first }) else { return nil }
-        return first
-    }
-
-    /// A frame decoded with another duration than the headers gave every frame.
-    struct OffConstantRate: Error {}
+    /// Frames decoded with other durations, or another count, than the headers gave before decoding.
+    struct OffPlannedTiming: Error {}
 
     /// Converts any `FrameSource` (GIF, animated WebP, APNG) with the same timing guarantees, in one encode
     /// at `options.crf` (a source is read once: the crf search of `minimumSSIM` / `targetSSIM` needs the
@@ -65,19 +60,19 @@ public enum GIFToVideo {
     {
         // A streamed GIF knows no durations before its frames: it is converted at the frames' own timestamps.
         let info = decoder.info
-        let frameMs = constantFrameMs(info, options: options)
         do {
-            return try convert(decoder, inputBytes: inputBytes, options: options, frameMs: frameMs)
-        } catch is OffConstantRate {
+            return try convert(decoder, inputBytes: inputBytes, options: options, timing: plannedTiming(info, options: options))
+        } catch is OffPlannedTiming {
             throw FlipbookError(.corrupt, "\(info.type)'s frames do not last as its headers say")
         }
     }
 
-    /// Converts at `frameMs` a frame when given (every frame must last that long: `OffConstantRate` otherwise),
-    /// else at the frames' own timestamps, merging runs of identical frames into one. `frameCount`, the frames
+    /// Converts with `timing` (`SampleTiming`): with a planned timing every frame is encoded and must start
+    /// and end where the durations it was planned from say (`OffPlannedTiming` otherwise); with `variable`,
+    /// at the frames' own timestamps, merging runs of identical frames into one. `frameCount`, the frames
     /// the file holds when known before decoding (a streamed GIF's from its block scan), sizes the encoding
     /// work for `GIFTuning`; by default the decoder's count.
-    static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions, frameMs: Int?,
+    static func convert(_ decoder: any FrameSource, inputBytes: Int, options: VideoConversionOptions, timing: SampleTiming,
                         frameCount: Int? = nil) throws -> VideoConversionResult
     {
         // A streamed GIF's `info` grows as frames are decoded (a zero-size screen takes the first frame's
@@ -105,9 +100,17 @@ public enum GIFToVideo {
                         .applied(to: options)
                 }
                 encoder = try FrameEncoder(width: width, height: height, options: settings, loopCount: decoder.info.loopCount,
-                                           measure: options.minimumSSIM != nil || options.targetSSIM != nil, frameMs: frameMs)
+                                           measure: options.minimumSSIM != nil || options.targetSSIM != nil, timing: timing)
             }
-            if let frameMs, frame.durationMs != frameMs || frame.presentationTimeMs != gifFrames * frameMs { throw OffConstantRate() }
+            switch timing {
+            case .variable: break
+            case .constant(let frameMs):
+                if frame.durationMs != frameMs || frame.presentationTimeMs != gifFrames * frameMs { throw OffPlannedTiming() }
+            case .averaged(let totalMs, let frames, _):
+                if frame.presentationTimeMs != endMs || frame.presentationTimeMs + frame.durationMs > totalMs || gifFrames >= frames {
+                    throw OffPlannedTiming()
+                }
+            }
             gifFrames += 1
             lastFrameMs = frame.presentationTimeMs
             endMs = frame.presentationTimeMs + frame.durationMs
@@ -118,9 +121,9 @@ public enum GIFToVideo {
                                               quality: quality)
             }
             if let p = pending {
-                // Identical to the frame on screen: it just stays longer (at a constant rate it is encoded
+                // Identical to the frame on screen: it just stays longer (with a planned timing it is encoded
                 // again, as a skipped frame of a few bytes).
-                if frameMs == nil, p.rgb == rgb { return }
+                if !timing.encodesEveryFrame, p.rgb == rgb { return }
                 try encoder!.encode(p.rgb, pts: p.pts, duration: frame.presentationTimeMs - p.pts)
                 encodedFrames += 1
             }
@@ -138,7 +141,14 @@ public enum GIFToVideo {
         }
         let info = decoder.info
         guard let enc = encoder, let last = pending else { throw FlipbookError(.corrupt, "\(info.type) has no frames to convert") }
-        if frameMs != nil, gifFrames < 2 { throw OffConstantRate() }  // fewer frames decoded than the headers promised
+        switch timing {  // fewer frames decoded than the headers promised
+        case .variable: break
+        case .constant: if gifFrames < 2 { throw OffPlannedTiming() }
+        case .averaged(let totalMs, let frames, let samples):
+            // Every frame, the last starting before the repeats of its picture.
+            let fits = gifFrames == frames && lastFrameMs * samples < totalMs * frames
+            if endMs != totalMs || !fits { throw OffPlannedTiming() }
+        }
         if info.loopCount != enc.loopCount { try enc.setLoopCount(info.loopCount) }  // an extension after the first frame
         if encodedFrames == 0 {
             // One picture for the whole animation (every frame alike, or a single frame): a one-sample MP4

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Chooses GIFTuning's settings by cross-validation: no setting is taken for winning on the GIFs it was chosen on.
+
+  bench/gif_cv.py FLIPBOOK [--dir DIR]... [--variants NAME,NAME...] [--crfs drawn=24-28,shaded=23-27,photo=22-26]
+                  [--splits 20] [--seed 46] [--s2-instants 8] [--jobs 2] [--only-encode] [--policy NAME:D:S:P]
+                  [--skip NAME,NAME...]
+
+GIFs: every one bench/gif2mp4.py finds (scripts/make-bench-gifs.py's, the corpus's animated GIFs of 5 frames or
+more) plus every GIF in each --dir (all frames counts), scored against Chromium's rendering (Tests/oracle), the
+peer being ffmpeg's `-tune animation` recipe at its default crf 23 (bench/gif2mp4.py's PEER).
+
+A policy is what GIFTuning decides per GIF: the kind of picture (drawn, shaded, photographic: the first frame's
+flatness, bench/gif_shape.py) picks a crf, and a variant of the x264 settings (VARIANTS, each GIFTuning's
+automatic settings with one change) adds to them. Every GIF is encoded once per variant and per crf of its
+kind (`flipbook convert --crf C --x264-params P`, which is what the automatic settings run), timed, and scored:
+SSIM (ffmpeg's, yuv444p, all planes) over every 10 ms instant, SSIMULACRA2 at --s2-instants evenly spaced
+instants (the same ones for the peer; bench/gif2mp4.py scores every frame pair, this is for choosing).
+
+Cross-validation: --splits random halves of the GIFs (seeded). On each tuning half the policy chosen is the one
+with the fewest bytes (geometric mean of the ratio to the peer) among those that meet every target there:
+mean SSIM and mean SSIMULACRA2 at least the peer's, no GIF more than 0.005 SSIM under it, none over 1.2x its
+bytes (if none meets them all, the one with the fewest misses, each GIF under the SSIM or over the bytes
+limit counting as one, then the fewest bytes). Its figures on the held-out
+half are printed per split and summarised (mean, spread, range, how many splits meet each target). Then the
+policy the same rule picks on every GIF, which is what GIFTuning ships, with its tuning-half and held-out
+geomeans per split (a policy that wins where it was chosen and loses held out shows here), and its five worst
+GIFs by bytes, SSIM and SSIMULACRA2 with their shapes.
+
+Caches (bench/work/, safe to delete): Chromium's frames per GIF (refs/), every scored encode keyed by the GIF's
+hash, the flipbook binary's size and mtime (or ffmpeg's), the command and the S2 instants (cv-scores.json).
+Long: run under `nice`. --only-encode fills the cache and stops; --no-encode analyses the cache as it is; --policy scores one given policy only; --skip
+leaves out GIFs by file name (each is listed as excluded).
+"""
+import concurrent.futures
+import hashlib
+import itertools
+import json
+import math
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "oracle"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gif2mp4  # noqa: E402
+import gif_shape  # noqa: E402
+
+WORK = os.path.join(ROOT, "bench", "work")
+REFS = os.path.join(WORK, "refs")
+KINDS = ("drawn", "shaded", "photo")
+
+# GIFTuning.automatic as it ships (the Swift source is the authority; `check_defaults` compares bytes), and the
+# variants measured against it. Each variant is a function of (kind, input bytes, pixels x frames) -> x264 params.
+ANALYSIS_BUDGET = 256 << 10
+SEARCH_BUDGET = 2 << 20
+
+
+def base_params(kind, input_bytes, pixel_frames, cqo=-4, qcomp_drawn=0.75, flat=True, exhaustive=True, extra=""):
+    analysis = ""
+    if input_bytes <= ANALYSIS_BUDGET:
+        analysis = "subme=9:trellis=2" if kind == "photo" or not flat else "subme=10:trellis=2:ref=16:partitions=all"
+        search = "me=esa:merange=32" if exhaustive and kind != "photo" and pixel_frames <= SEARCH_BUDGET else "me=umh"
+        analysis = search + ":" + analysis
+    curve = f"qcomp={qcomp_drawn}" if kind == "drawn" and qcomp_drawn != 0.6 else ""
+    chroma = f"chroma-qp-offset={cqo}" if cqo is not None else ""
+    return ":".join(p for p in (analysis, curve, chroma, extra) if p)
+
+
+VARIANTS = {
+    "base": lambda k, b, pf: base_params(k, b, pf),
+    "cqo-2": lambda k, b, pf: base_params(k, b, pf, cqo=None),
+    "cqo-3": lambda k, b, pf: base_params(k, b, pf, cqo=-3),
+    "qcomp0.6": lambda k, b, pf: base_params(k, b, pf, qcomp_drawn=0.6),
+    "psy0.2": lambda k, b, pf: base_params(k, b, pf, extra="psy-rd=0.2,0"),
+    "psy0.6": lambda k, b, pf: base_params(k, b, pf, extra="psy-rd=0.6,0"),
+    "aq0.4": lambda k, b, pf: base_params(k, b, pf, extra="aq-strength=0.4"),
+    "aq0.8": lambda k, b, pf: base_params(k, b, pf, extra="aq-strength=0.8"),
+    "bf3": lambda k, b, pf: base_params(k, b, pf, extra="bframes=3"),
+    "ref8": lambda k, b, pf: base_params(k, b, pf, extra="ref=8"),
+    "no-analysis": lambda k, b, pf: base_params(k, 1 << 40, pf),
+}
+
+
+def parse_range(text):
+    a, _, b = text.partition("-")
+    return list(range(int(a), int(b or a) + 1))
+
+
+def program_stamp(program):
+    path = program if os.path.isfile(program) else shutil.which(program)
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:32]
+
+
+def s2_sampled(ref, video, instants):
+    """Mean SSIMULACRA2 of the reference and the video at `instants` evenly spaced instants (frame on screen at
+    each, the video's last frame held), and SSIM over every 10 ms instant: (ssim, s2)."""
+    import gif_score
+    vframes, vtimes = gif_score.video_frames(video, ref.width, ref.height)
+    counts = gif_score.pairs(ref, vtimes)
+    ssim = gif_score.ssim(ref, vframes, counts)["ssim"]
+    total, scores = ref.total_ms, []
+    for j in range(instants):
+        t = int((j + 0.5) * total / instants) // 10 * 10
+        vi = 0
+        while vi + 1 < len(vtimes) and vtimes[vi + 1] <= t + 1e-6:
+            vi += 1
+        scores.append(gif_score.ssimulacra2(ref.frames[ref.index_at(t)], vframes[vi]))
+    return ssim, sum(scores) / len(scores)
+
+
+def job(args):
+    """Encode (timed) and score one GIF with one command; runs in a worker process."""
+    from gif_reference import Reference
+    gif, cmd, instants, key = args
+    ref = Reference.cached(gif, "browser", None, REFS)
+    with tempfile.TemporaryDirectory(prefix="flipbook-cv-") as tmp:
+        out = os.path.join(tmp, "out.mp4")
+        start = time.perf_counter()
+        run = subprocess.run(cmd.format(**{"in": shlex.quote(gif), "out": shlex.quote(out)}), shell=True, capture_output=True)
+        seconds = time.perf_counter() - start
+        if run.returncode != 0 or not os.path.exists(out):
+            return key, None
+        ssim, s2 = s2_sampled(ref, out, instants)
+        return key, [os.path.getsize(out), ssim, s2, seconds]
+
+
+def main():
+    argv = sys.argv[1:]
+
+    def option(name, default):
+        if name in argv:
+            i = argv.index(name)
+            value = argv[i + 1]
+            del argv[i:i + 2]
+            return value
+        return default
+    dirs = []
+    while "--dir" in argv:
+        dirs.append(option("--dir", None))
+    variant_names = option("--variants", "base").split(",")
+    crf_text = option("--crfs", "drawn=24-28,shaded=23-27,photo=22-26")
+    crfs = {k: parse_range(v) for k, v in (p.split("=") for p in crf_text.split(","))}
+    splits = int(option("--splits", "20"))
+    seed = int(option("--seed", "46"))
+    instants = int(option("--s2-instants", "8"))
+    jobs = int(option("--jobs", "2"))
+    only_encode = "--only-encode" in argv
+    no_encode = "--no-encode" in argv  # analyse what the cache holds; GIFs missing a row are left out
+    fixed_policy = option("--policy", None)
+    skip = set(option("--skip", "").split(",")) - {""}
+    argv = [a for a in argv if a not in ("--only-encode", "--no-encode")]
+    flipbook = os.path.abspath(argv[0])
+
+    made = os.path.join(WORK, "gifs")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True, capture_output=True)
+    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
+    for d in dirs:
+        gifs += sorted(os.path.join(d, f) for f in os.listdir(d) if f.lower().endswith(".gif"))
+
+    # References first, in one browser; GIFs Chromium cannot decode or too small for SSIM are left out.
+    from gif_reference import Browser, Reference
+    browser, usable = None, []
+    excluded = [(g, "left out (--skip)") for g in gifs if os.path.basename(g) in skip]
+    gifs = [g for g in gifs if os.path.basename(g) not in skip]
+
+    def start():
+        nonlocal browser
+        browser = Browser()
+        return browser
+    try:
+        for gif in gifs:
+            try:
+                ref = Reference.cached(gif, "browser", None, REFS, lambda: browser or start())
+            except Exception as error:
+                excluded.append((gif, f"Chromium does not decode it ({str(error)[:60]})"))
+                continue
+            if ref.width < 8 or ref.height < 8:
+                excluded.append((gif, f"{ref.width}x{ref.height}: under 8 px a side"))
+                continue
+            usable.append(gif)
+            print(f"reference {len(usable)}/{len(gifs)}: {os.path.basename(gif)}", file=sys.stderr, flush=True)
+    finally:
+        if browser:
+            browser.close()
+
+    facts = {}
+    for gif in usable:
+        s = gif_shape.shape(gif)
+        f = gif_shape.flatness(gif)
+        kind = "drawn" if f >= 0.9 else "shaded" if f >= 0.5 else "photo"
+        facts[gif] = {"kind": kind, "bytes": os.path.getsize(gif), "pixel_frames": s["width"] * s["height"] * s["frames"],
+                      "shape": gif_shape.describe(s), "flatness": f}
+
+    scores_path = os.path.join(WORK, "cv-scores.json")
+    scores = json.load(open(scores_path)) if os.path.exists(scores_path) else {}
+    fb_stamp, ff_stamp = program_stamp(flipbook), program_stamp("ffmpeg")
+    peer_cmd = "ffmpeg -v error -y -i {in} " + " ".join(shlex.quote(a) for a in gif2mp4.PEER) + " {out}"
+
+    def command(gif, variant, crf):
+        f = facts[gif]
+        params = VARIANTS[variant](f["kind"], f["bytes"], f["pixel_frames"])
+        return f"{shlex.quote(flipbook)} convert {{in}} -o {{out}} --jobs 1 --crf {crf}" + (
+            f" --x264-params {shlex.quote(params)}" if params else "")
+
+    def key(gif, cmd, stamp):
+        return f"{sha(gif)}|{stamp}|{instants}|{cmd.replace(flipbook, 'FLIPBOOK')}"
+
+    wanted = {}
+    for gif in usable:
+        wanted[(gif, "peer", 0)] = key(gif, peer_cmd, ff_stamp), peer_cmd
+        for variant in variant_names:
+            for crf in crfs[facts[gif]["kind"]]:
+                cmd = command(gif, variant, crf)
+                wanted[(gif, variant, crf)] = key(gif, cmd, fb_stamp), cmd
+    todo = [] if no_encode else [(gif, cmd, instants, k) for (gif, _, _), (k, cmd) in wanted.items() if k not in scores]
+    print(f"{len(usable)} GIFs, {len(wanted)} encodes, {len(todo)} to run", file=sys.stderr, flush=True)
+
+    def save():
+        merged = {**(json.load(open(scores_path)) if os.path.exists(scores_path) else {}), **scores}
+        tmp = f"{scores_path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(merged, f)
+        os.replace(tmp, scores_path)
+    done, last_save = 0, time.time()
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        for k, value in pool.map(job, todo, chunksize=1):
+            scores[k] = value
+            done += 1
+            if time.time() - last_save > 30:
+                save()
+                last_save = time.time()
+                print(f"{done}/{len(todo)}", file=sys.stderr, flush=True)
+    save()
+    if only_encode:
+        return
+
+    results = {}  # gif -> {(variant, crf): (bytes, ssim, s2, seconds)}, "peer": ...
+    for (gif, variant, crf), (k, _) in wanted.items():
+        if scores.get(k) is not None:
+            results.setdefault(gif, {})[(variant, crf)] = scores[k]
+    complete = {g for g in usable if all(results.get(g, {}).get((v, c)) is not None
+                                         for v in variant_names for c in crfs[facts[g]["kind"]])}
+    names = [g for g in usable if ("peer", 0) in results.get(g, {}) and g in complete]
+    for gif in usable:
+        if gif not in names:
+            excluded.append((gif, "the peer failed" if gif in complete else "not every encode is scored yet"))
+
+    policies = []
+    if fixed_policy:
+        v, d, s, p = fixed_policy.split(":")
+        policies.append((v, int(d), int(s), int(p)))
+    else:
+        for v in variant_names:
+            for d, s, p in itertools.product(crfs["drawn"], crfs["shaded"], crfs["photo"]):
+                policies.append((v, d, s, p))
+
+    def row(policy, gif):
+        v, d, s, p = policy
+        crf = {"drawn": d, "shaded": s, "photo": p}[facts[gif]["kind"]]
+        return results[gif].get((v, crf))
+
+    def evaluate(policy, subset):
+        rows = [(g, row(policy, g), results[g][("peer", 0)]) for g in subset]
+        if any(r is None for _, r, _ in rows):
+            return None
+        n = len(rows)
+        geo = math.exp(sum(math.log(r[0] / p[0]) for _, r, p in rows) / n)
+        ssim, pssim = sum(r[1] for _, r, _ in rows) / n, sum(p[1] for _, _, p in rows) / n
+        s2, ps2 = sum(r[2] for _, r, _ in rows) / n, sum(p[2] for _, _, p in rows) / n
+        worst_ssim = min(rows, key=lambda x: x[1][1] - x[2][1])
+        worst_bytes = max(rows, key=lambda x: x[1][0] / x[2][0])
+        under = sum(r[1] - p[1] < -0.005 for _, r, p in rows)
+        over = sum(r[0] / p[0] > 1.2 for _, r, p in rows)
+        misses = (ssim < pssim) + (s2 < ps2) + (under > 0) + (over > 0)
+        # What the choice minimises first: missed mean targets, and each GIF that misses a per-GIF one (so a
+        # GIF no setting can fix does not make every setting alike and let the most bytes-saving one win).
+        violations = (ssim < pssim) + (s2 < ps2) + under + over
+        return {"geo": geo, "ssim": ssim, "pssim": pssim, "s2": s2, "ps2": ps2, "misses": misses, "violations": violations,
+                "worst_ssim": (worst_ssim[0], worst_ssim[1][1] - worst_ssim[2][1]),
+                "worst_bytes": (worst_bytes[0], worst_bytes[1][0] / worst_bytes[2][0]),
+                "seconds": sum(r[3] for _, r, _ in rows), "peer_seconds": sum(p[3] for _, _, p in rows)}
+
+    def choose(subset):
+        best = None
+        for policy in policies:
+            e = evaluate(policy, subset)
+            if e is None:
+                continue
+            rank = (e["violations"], e["geo"])
+            if best is None or rank < best[0]:
+                best = (rank, policy, e)
+        return best[1], best[2]
+
+    def label(p):
+        return f"{p[0]} drawn {p[1]} shaded {p[2]} photo {p[3]}"
+
+    def short(g):
+        return gif2mp4.half_name(g) if g.startswith(gif2mp4.CORPUS) else os.path.basename(g)
+
+    rng = random.Random(seed)
+    held_figures = []
+    print(f"## Cross-validation: {len(names)} GIFs, {splits} random halves (seed {seed}), {len(policies)} policies, "
+          f"SSIMULACRA2 at {instants} instants a GIF\n")
+    print("| split | policy chosen on the tuning half | tuning bytes | held-out bytes | held-out SSIM (peer) | "
+          "held-out S2 (peer) | worst held-out SSIM | worst held-out bytes | targets met |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for k in range(splits):
+        order = names[:]
+        rng.shuffle(order)
+        tuning, held = order[:len(order) // 2], order[len(order) // 2:]
+        policy, t = choose(tuning)
+        h = evaluate(policy, held)
+        held_figures.append(h)
+        print(f"| {k + 1} | {label(policy)} | {t['geo']:.3f}x | **{h['geo']:.3f}x** | {h['ssim']:.4f} ({h['pssim']:.4f}) | "
+              f"{h['s2']:.2f} ({h['ps2']:.2f}) | {short(h['worst_ssim'][0])} {h['worst_ssim'][1]:+.4f} | "
+              f"{short(h['worst_bytes'][0])} {h['worst_bytes'][1]:.2f}x | {4 - h['misses']}/4 |", flush=True)
+    geos = [h["geo"] for h in held_figures]
+    mean = sum(geos) / len(geos)
+    sd = math.sqrt(sum((g - mean) ** 2 for g in geos) / max(1, len(geos) - 1))
+    print(f"\nheld-out bytes over {splits} splits: mean {mean:.3f}x, sd {sd:.3f}, range {min(geos):.3f}x-{max(geos):.3f}x; "
+          f"splits meeting: mean SSIM {sum(h['ssim'] >= h['pssim'] for h in held_figures)}/{splits}, "
+          f"mean S2 {sum(h['s2'] >= h['ps2'] for h in held_figures)}/{splits}, "
+          f"every GIF within 0.005 SSIM {sum(h['worst_ssim'][1] >= -0.005 for h in held_figures)}/{splits}, "
+          f"every GIF at most 1.2x bytes {sum(h['worst_bytes'][1] <= 1.2 for h in held_figures)}/{splits}, "
+          f"geomean at most 0.8x {sum(g <= 0.8 for g in geos)}/{splits}")
+
+    final, everything = choose(names)
+    print(f"\nchosen on all {len(names)} GIFs: {label(final)}: {everything['geo']:.3f}x, SSIM {everything['ssim']:.4f} "
+          f"({everything['pssim']:.4f}), S2 {everything['s2']:.2f} ({everything['ps2']:.2f}), encode time "
+          f"{everything['seconds']:.1f} s ({everything['peer_seconds']:.1f} s the peer's, one process per file)")
+    rng = random.Random(seed)
+    pairs = []
+    for k in range(splits):
+        order = names[:]
+        rng.shuffle(order)
+        tuning, held = order[:len(order) // 2], order[len(order) // 2:]
+        pairs.append((evaluate(final, tuning)["geo"], evaluate(final, held)["geo"]))
+    print("that policy per split, tuning half / held-out half: " + ", ".join(f"{a:.3f}/{b:.3f}" for a, b in pairs))
+
+    per_gif = [(g, row(final, g), results[g][("peer", 0)]) for g in names]
+    print("\nfive worst bytes ratios: " + "; ".join(
+        f"{short(g)} {r[0] / p[0]:.2f}x ({facts[g]['shape']}, {facts[g]['kind']})"
+        for g, r, p in sorted(per_gif, key=lambda x: -x[1][0] / x[2][0])[:5]))
+    print("five worst SSIM deficits: " + "; ".join(
+        f"{short(g)} {r[1] - p[1]:+.4f} ({facts[g]['shape']}, {facts[g]['kind']})"
+        for g, r, p in sorted(per_gif, key=lambda x: x[1][1] - x[2][1])[:5]))
+    print("five worst SSIMULACRA2 deficits: " + "; ".join(
+        f"{short(g)} {r[2] - p[2]:+.2f} ({facts[g]['shape']}, {facts[g]['kind']})"
+        for g, r, p in sorted(per_gif, key=lambda x: x[1][2] - x[2][2])[:5]))
+    for gif, why in excluded:
+        print(f"excluded: {short(gif)}: {why}")
+
+
+if __name__ == "__main__":
+    main()
