@@ -67,6 +67,35 @@ import Glibc
         #expect(try moto.json(["uploads", "derived"]) as? [String] == [])
     }
 
+    /// The request path a key goes out as is S3's encoding of it, exactly what was signed (moto does not check
+    /// signatures by default, so the path it received is checked instead, through the logging proxy), with
+    /// Python's `urllib.parse.quote` as the independent encoder.
+    @Test func keysGoOnTheWireAsS3EncodesThem() throws {
+        let moto = try MotoServer()
+        let folder = try TemporaryDirectory()
+        try moto.tool(["mb", "media"])
+        let keys = ["a b+c=d~é 日本.jpg", "x//y/%25.jpg", "trailing/.jpg", "sp ace/(1)&[2]!'*.jpg"]
+        for key in keys { try moto.tool(["put", "media", key, Self.samples + "/gray-1000x700.jpg"]) }
+        let log = folder.path("proxy.log"), portFile = folder.path("port")
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: Run.python)
+        proxy.arguments = [packageRoot.appendingPathComponent("Tests/storage/fault_proxy.py").path, portFile, String(moto.port),
+                           folder.path("control.json"), log]
+        try proxy.run()
+        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() }
+        while !FileManager.default.fileExists(atPath: portFile) { try #require(proxy.isRunning); usleep(20_000) }
+        let endpoint = "http://127.0.0.1:" + (try String(contentsOfFile: portFile, encoding: .utf8))
+        let out = try Self.run(["probe", "--json"] + keys.map { "s3://media/\($0)" }, moto, endpoint: endpoint)
+        #expect(out.status == 0, "\(out.stdout)")
+        let quote = try Run.program(Run.python, ["-c", "import sys, urllib.parse\nfor k in sys.argv[1:]: print('/media/' + urllib.parse.quote(k, safe='/-_.~'))"] + keys)
+        let expected = quote.stdout.split(separator: "\n").map(String.init)
+        let sent = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: " ")
+            return parts.count == 4 && parts[0] == "GET" ? String(parts[1].split(separator: "?")[0]) : nil
+        }
+        #expect(Set(sent) == Set(expected), "sent \(sent), expected \(expected)")
+    }
+
     @Test func missingObjectsBucketsAndRefusedCredentialsAreTypedErrors() throws {
         let moto = try MotoServer()
         try moto.tool(["mb", "media"])

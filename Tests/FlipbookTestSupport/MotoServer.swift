@@ -3,37 +3,61 @@ import Foundation
 import Glibc
 #endif
 
-/// moto's S3-compatible server (PyPI `moto[server]`, in the venv the Makefile makes) on a free loopback port,
-/// started and killed by a test. moto keeps everything in memory: a restart empties it.
+/// moto's server (PyPI `moto[server]`, in the venv the Makefile makes: S3, STS, IAM and the other AWS APIs it
+/// imitates) on a loopback port the kernel picks, started and killed by a test. moto keeps everything in
+/// memory: a restart empties it.
 public final class MotoServer: @unchecked Sendable {
-    public let port: Int
+    public private(set) var port = 0
     private let process = Process()
     public let home: String
+    private let lock = NSCondition()
+    private var output = ""
+    private var ended = false
 
     /// The credentials every test uses (moto accepts any unless `authenticate`).
     public static let accessKey = "AKIAFLIPBOOKTEST0001", secretKey = "flipbook-test-secret"
 
-    /// Starts `moto_server`; with `authenticate`, moto checks signatures after its first `freeRequests` requests
+    /// Starts moto (`python -m moto.server -p 0`) and waits until it says where it listens (it binds first).
+    /// With `authenticate`, moto checks signatures and IAM policies after its first `freeRequests` requests
     /// (`INITIAL_NO_AUTH_ACTION_COUNT`), enough to create an IAM user whose keys it then checks.
-    public init(port: Int? = nil, authenticate: Bool = false, freeRequests: Int = 0) throws {
-        let binary = packageRoot.appendingPathComponent(".build/venv/bin/moto_server").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw ToolFailed(description: "\(binary) is missing: `make venv` installs moto[server]")
-        }
-        self.port = try port ?? NginxOrigin.freePort()
+    public init(authenticate: Bool = false, freeRequests: Int = 0) throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("flipbook-moto-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-H", "127.0.0.1", "-p", String(self.port)]
+        process.executableURL = URL(fileURLWithPath: Run.python)
+        process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", "0"]
         var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONUNBUFFERED"] = "1"
         if authenticate { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = String(freeRequests) }
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        while !NginxOrigin.accepts(self.port) {
-            guard process.isRunning else { throw ToolFailed(description: "moto_server did not start on \(self.port)") }
-            usleep(50_000)
+        // Drain everything moto prints (a line per request) until it exits, noting the port on the way.
+        let reader = Thread { [self] in
+            let handle = pipe.fileHandleForReading
+            while true {
+                let data = handle.availableData
+                lock.lock()
+                if data.isEmpty { ended = true } else if port == 0 { output += String(decoding: data, as: UTF8.self) }
+                lock.broadcast()
+                lock.unlock()
+                if data.isEmpty { return }
+            }
+        }
+        reader.start()
+        lock.lock()
+        defer { lock.unlock() }
+        while port == 0 {
+            if let range = output.range(of: "Running on http://127.0.0.1:"),
+               let end = output[range.upperBound...].firstIndex(where: { !$0.isNumber }), let found = Int(output[range.upperBound..<end]) {
+                port = found
+                output = ""
+                break
+            }
+            if ended { throw ToolFailed(description: "moto exited before listening: \(output)") }
+            lock.wait()
         }
     }
 

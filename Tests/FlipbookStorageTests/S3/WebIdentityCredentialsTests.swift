@@ -21,7 +21,7 @@ struct WebIdentityCredentialsTests {
     }
 
     @Test func assumesTheRoleAndRefreshesBeforeExpiry() async throws {
-        let moto = try MotoProcess.start()
+        let moto = try MotoServer()
         defer { moto.stop() }
         let directory = try TemporaryDirectory()
         defer { withExtendedLifetime(directory) {} }
@@ -31,7 +31,7 @@ struct WebIdentityCredentialsTests {
         // As the configuration finds it: the environment of an EKS pod, STS pointed at moto.
         let configuration = try AWSConfiguration.load(environment: [
             "HOME": directory.url.path, "AWS_WEB_IDENTITY_TOKEN_FILE": tokenFile, "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/flipbook",
-            "AWS_ROLE_SESSION_NAME": "flipbook-test", "AWS_ENDPOINT_URL_STS": moto.url, "AWS_REGION": "eu-west-1",
+            "AWS_ROLE_SESSION_NAME": "flipbook-test", "AWS_ENDPOINT_URL_STS": moto.endpoint, "AWS_REGION": "eu-west-1",
         ], httpClient: HTTPClient.shared)
         let loaded = try #require(configuration.credentials as? WebIdentityCredentialsProvider)
         let first = try await loaded.credentials()
