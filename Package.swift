@@ -152,7 +152,7 @@ let package = Package(
         // are thin layers over it.
         .target(
             name: "FlipbookIngest",
-            dependencies: ["Flipbook", .product(name: "Crypto", package: "swift-crypto"),
+            dependencies: ["Flipbook", "FlipbookStorage", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
         // The PostgreSQL job queue behind `flipbook worker` (issue 20): migrations, claims, leases, LISTEN/NOTIFY

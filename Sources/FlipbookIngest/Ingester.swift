@@ -11,8 +11,10 @@ import Tracing
 ///
 /// Blocking: call it from a thread of your own (a worker pool), never the cooperative pool.
 public struct Ingester: Sendable {
-    /// The folder outputs go under.
+    /// The folder outputs go under, or the `s3://` prefix they are written to.
     public let outputRoot: String
+    /// Where derivatives and results are written: a folder (`FolderOutput`) or an S3 prefix.
+    public let output: any IngestOutput
     /// The recipes `ingest` picks from by name.
     public let recipes: RecipeBook
     /// Library limits for every source (pixels, bytes, frames, duration), checked from headers.
@@ -27,9 +29,15 @@ public struct Ingester: Sendable {
     /// recipe walks it by reflection, about 20 us, 2.5% of a `probe` job).
     private let tags: [String: String]
 
-    /// An ingester writing under `outputRoot` (created as needed) with `recipes` and `limits`.
+    /// An ingester writing under the folder `outputRoot` (created as needed) with `recipes` and `limits`.
     public init(outputRoot: String, recipes: RecipeBook = .builtIn, limits: Limits = Limits()) {
-        self.outputRoot = outputRoot.hasSuffix("/") && outputRoot.count > 1 ? String(outputRoot.dropLast()) : outputRoot
+        self.init(output: FolderOutput(root: outputRoot), recipes: recipes, limits: limits)
+    }
+
+    /// An ingester writing to `output` with `recipes` and `limits`.
+    public init(output: any IngestOutput, recipes: RecipeBook = .builtIn, limits: Limits = Limits()) {
+        self.output = output
+        outputRoot = (output as? FolderOutput)?.root ?? output.location(of: "") ?? ""
         self.recipes = recipes
         self.limits = limits
         tags = recipes.recipes.mapValues(Self.recipeTag)
@@ -40,7 +48,14 @@ public struct Ingester: Sendable {
     /// `trace`: the context the spans continue (a job's span); ignored without `tracer`.
     public func ingest(path: String, source: String? = nil, recipe recipeName: String? = nil,
                        isCancelled: (@Sendable () -> Bool)? = nil, trace: ServiceContext? = nil) -> IngestResult {
-        let source = source ?? path
+        ingest(opening: { try FileByteSource(path: path) }, source: source ?? path, recipe: recipeName, isCancelled: isCancelled, trace: trace)
+    }
+
+    /// The result for the bytes `open` gives (a file, an S3 object or a URL, opened by the caller; its errors go
+    /// into the result like any other), reported as `source`. Every byte is read (hashed) and then decoded: a
+    /// remote source is best opened as a `SpooledCopy`, read once over the network.
+    public func ingest(opening open: () throws -> any ByteSource, source: String, recipe recipeName: String? = nil,
+                       isCancelled: (@Sendable () -> Bool)? = nil, trace: ServiceContext? = nil) -> IngestResult {
         let recipe: Recipe
         do {
             recipe = try recipes.recipe(named: recipeName)
@@ -51,7 +66,7 @@ public struct Ingester: Sendable {
             let check = isCancelled ?? { false }
             let tag = tags[recipeName ?? recipes.defaultName] ?? Self.recipeTag(recipe)
             return try Cancellation.watching(check) {
-                try run(path: path, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled, trace: trace)
+                try run(open: open, source: source, recipe: recipe, tag: tag, isCancelled: isCancelled, trace: trace)
             }
         } catch {
             return IngestResult(source: source, recipe: recipe.name, error: error)
@@ -72,18 +87,18 @@ public struct Ingester: Sendable {
         }
     }
 
-    private func run(path: String, source: String, recipe: Recipe, tag: String,
+    private func run(open: () throws -> any ByteSource, source: String, recipe: Recipe, tag: String,
                      isCancelled: (@Sendable () -> Bool)?, trace: ServiceContext?) throws -> IngestResult {
-        let (file, digest) = try span("read source", trace) { () throws -> (FileByteSource, String) in
-            let file = try FileByteSource(path: path)
+        let (file, digest) = try span("read source", trace) { () throws -> (any ByteSource, String) in
+            let file = try open()
             try limits.checkBytes(file.count)
-            return (file, try Self.sha256(of: file))
+            return (file, try Self.sha256(of: file, name: source))
         }
         var result = IngestResult(source: source, recipe: recipe.name)
         result.sha256 = digest
         result.bytes = file.count
         let folder = Self.folder(for: digest)
-        let record = "\(outputRoot)/\(folder)/result.\(recipe.name).\(tag).json"
+        let record = "\(folder)/result.\(recipe.name).\(tag).json"
         if let earlier = recorded(at: record) {
             var again = earlier
             again.source = source
@@ -114,16 +129,16 @@ public struct Ingester: Sendable {
         // Every derivative is made before any is written: a source that fails at its second derivative (a
         // video whose poster decodes and whose preview does not) used to leave the first one on disk.
         // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
-        var made: [(relative: String, bytes: [UInt8], derivative: String)] = []
+        var made: [(relative: String, bytes: [UInt8], derivative: String, contentType: String)] = []
         for derivative in wanted {
             let outputs = try span("encode \(derivative.name)", trace) { try make(derivative, media: media, kind: kind, isCancelled: isCancelled) }
             for (name, file, bytes, contentType, size, said) in outputs {
                 warnings += said.filter { !warnings.contains($0) }
                 let relative = "\(folder)/\(file)"
-                made.append((relative, bytes, derivative.name))
+                made.append((relative, bytes, derivative.name, contentType))
                 result.derivatives.append(.init(name: name, path: relative, contentType: contentType, bytes: bytes.count,
                                                 sha256: Hex.string(SHA256.hash(data: bytes)), width: size.width,
-                                                height: size.height, durationMs: size.durationMs))
+                                                height: size.height, durationMs: size.durationMs, url: output.location(of: relative)))
             }
         }
         if !warnings.isEmpty {
@@ -134,15 +149,14 @@ public struct Ingester: Sendable {
         }
         // Stopped (a job's timeout or cancel) after the last frame: still nothing is written.
         try Cancellation.check("ingesting \(source)")
-        if writes { try makeDirectories("\(outputRoot)/\(folder)") }
-        for (relative, bytes, name) in made {
-            try span("write \(name)", trace) { try AtomicFile.write(bytes, to: "\(outputRoot)/\(relative)") }
+        for (relative, bytes, name, contentType) in made {
+            try span("write \(name)", trace) { try output.write(bytes, to: relative, contentType: contentType) }
         }
         if writes {
             // Recorded without the source's name: identical uploads under other names share it.
             var stored = result
             stored.source = ""
-            try AtomicFile.write(Array(stored.json().utf8), to: record)
+            try output.write(Array(stored.json().utf8), to: record, contentType: "application/json")
         }
         return result
     }
@@ -204,11 +218,11 @@ public struct Ingester: Sendable {
     }
 
     /// A recorded result, if there is one and every file it lists is still there.
-    private func recorded(at path: String) -> IngestResult? {
-        guard let data = FileManager.default.contents(atPath: path),
-              let result = try? JSONDecoder().decode(IngestResult.self, from: data),
+    private func recorded(at relative: String) -> IngestResult? {
+        guard let data = output.read(relative),
+              let result = try? JSONDecoder().decode(IngestResult.self, from: Data(data)),
               result.flipbookVersion == FlipbookVersion.current,
-              result.derivatives.allSatisfy({ FileManager.default.fileExists(atPath: "\(outputRoot)/\($0.path)") })
+              result.derivatives.allSatisfy({ output.exists($0.path) })
         else { return nil }
         return result
     }
@@ -233,7 +247,7 @@ public struct Ingester: Sendable {
         String(Hex.string(SHA256.hash(data: Array("\(FlipbookVersion.current) \(recipe)".utf8))).prefix(8))
     }
 
-    static func sha256(of file: FileByteSource) throws -> String {
+    static func sha256(of file: any ByteSource, name: String) throws -> String {
         var hasher = SHA256()
         // No larger than the file and not zeroed: a zeroed 1 MB chunk was a fresh mapping (above the mmap
         // threshold) faulted in page by page and unmapped again for every file, a quarter of a `probe` job's
@@ -243,20 +257,12 @@ public struct Ingester: Sendable {
         var offset = 0
         while offset < file.count {
             // Between megabyte reads: a timed-out or cancelled job stops here too, not only between frames.
-            try Cancellation.check("reading \(file.path)")
+            try Cancellation.check("reading \(name)")
             let n = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
-            if n == 0 { throw FlipbookError(.truncated, "\(file.path) shrank while it was read") }
+            if n == 0 { throw FlipbookError(.truncated, "\(name) shrank while it was read") }
             hasher.update(data: chunk[0..<n])
             offset += n
         }
         return Hex.string(hasher.finalize())
-    }
-
-    private func makeDirectories(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw FlipbookError(.io, "cannot create \(path)", underlying: "\(error)")
-        }
     }
 }

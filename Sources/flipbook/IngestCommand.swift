@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Flipbook
 import FlipbookIngest
+import FlipbookStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,8 +21,11 @@ struct IngestCommand: ParsableCommand {
             See docs/ingest-worker.md for recipe files and the result's fields.
             """)
 
-    @Argument(help: "Files and folders (recursed); - reads paths from standard input, one a line.") var inputs: [String]
-    @Option(name: .shortAndLong, help: "The folder outputs go under.") var output: String
+    @Argument(help: "Files, folders (recursed), s3://BUCKET/KEY objects, s3://BUCKET/PREFIX/ prefixes (listed) and http(s) URLs; - reads them from standard input, one a line.")
+    var inputs: [String]
+    @Option(name: .shortAndLong, help: "The folder or s3://BUCKET/PREFIX/ outputs go under.") var output: String
+    @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
     @Option(help: "A built-in recipe (default, probe) or a JSON recipe file.") var recipe = "default"
     @Option(help: "Sources at once (default: the number of cores).") var jobs: Int?
     @Option(help: "Write the JSON lines to this file (atomically, in input order) instead of standard output.") var manifest: String?
@@ -49,11 +53,12 @@ struct IngestCommand: ParsableCommand {
     func run() throws {
         let (book, recipeName) = try Self.recipes(recipe)
         Allocator.keepLargeBlocksMapped()
-        try makeDirectory(output)
+        let destination = try ingestOutput(output)
         let sources = try gatherSources()
         if let manifest { try Self.checkManifest(manifest, sources: sources) }
         let workers = min(max(1, sources.count), jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        var ingester = Ingester(outputRoot: output, recipes: book)
+        var ingester = Ingester(output: destination, recipes: book)
+        let policy = self.sources.policy
         // Several sources at once: one encoder thread each, as `convert --jobs` does.
         ingester.encoderThreads = workers > 1 ? 1 : 0
         // Kept for --manifest (written in input order at the end); standard output gets each line at once.
@@ -66,7 +71,8 @@ struct IngestCommand: ParsableCommand {
             while true {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < sources.count else { return }
-                let result = ingester.ingest(path: sources[i], recipe: recipeName)
+                let result = ingester.ingest(opening: ingestOpener(sources[i], policy: policy, limits: ingester.limits), source: sources[i],
+                                             recipe: recipeName)
                 Allocator.releaseFreeMemory()
                 if result.failed {
                     failures.add(1, ordering: .relaxed)
@@ -112,7 +118,11 @@ struct IngestCommand: ParsableCommand {
         var sources: [String] = []
         let outputReal = realPath(output)
         for input in inputs {
-            if input == "-" {
+            if input.hasPrefix("s3://"), case .s3(let bucket, let key) = try StoreLocation(input), key.isEmpty || key.hasSuffix("/") {
+                // A prefix: every object below it, hidden names left out, in key order.
+                let store = S3Store(client: try S3Context.client(), bucket: bucket, prefix: key)
+                sources += try store.list(includeHidden: false).map { store.location($0.relative) }
+            } else if input == "-" {
                 let text = String(decoding: try readAll(fd: 0), as: UTF8.self)
                 sources += text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { !$0.isEmpty }
             } else if isDirectory(input) {

@@ -24,8 +24,10 @@ struct WorkerCommand: ParsableCommand {
 
     @Option(help: "postgres://user[:password]@host[:port]/database, or postgres://user@/database?host=/socket/dir.") var database: String
     @Flag(help: "Create or upgrade schema flipbook, then exit (safe from several machines at once).") var migrate = false
-    @Option(help: "The folder job sources are relative to.") var root: String?
-    @Option(name: .shortAndLong, help: "The folder outputs go under.") var output: String?
+    @Option(help: "The folder or s3://BUCKET/PREFIX/ job sources are relative to (a job may also name a full s3:// or http(s) URL).") var root: String?
+    @Option(name: .shortAndLong, help: "The folder or s3://BUCKET/PREFIX/ outputs go under.") var output: String?
+    @OptionGroup var sources: SourceOptions
+    @OptionGroup var outputOptions: OutputOptions
     @Option(help: "Jobs at once (default: the number of cores).") var concurrency: Int?
     @Option(help: "A JSON recipe file: its recipes join the built-in default and probe, which jobs pick by name (column recipe).") var recipe: String?
     @Option(help: "Seconds a claim holds without a heartbeat, e.g. 30 or 30s.") var lease = "30s"
@@ -126,7 +128,8 @@ struct WorkerCommand: ParsableCommand {
             throw ExitCode(64)
         }
         configuration.tracer = export?.tracer
-        let jobs = WorkerJobs(root: root!, output: output!, recipes: recipes, concurrency: configuration.concurrency, tracer: export?.tracer)
+        let jobs = try WorkerJobs(root: root!, output: ingestOutput(output!), recipes: recipes, concurrency: configuration.concurrency,
+                                  policy: sources.policy, tracer: export?.tracer)
         let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0, $1) }
 
         worker.metrics.recordBuildInfo(BuildInfo.labels())

@@ -47,6 +47,20 @@ public struct FileByteSource: ByteSource {
         self.path = path
     }
 
+    /// Takes `fd` (open for reading, a regular file) as the source, `name` for messages; it closes with the
+    /// source. For files made here and unlinked at once (a spooled copy of a remote object).
+    package init(adopting fd: Int32, name: String) throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            throw FlipbookError(.io, "cannot stat \(name)", underlying: why)
+        }
+        descriptor = Descriptor(fd)
+        count = Int(info.st_size)
+        path = name
+    }
+
     /// What a file that is not a regular one is, for the error message.
     private static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {

@@ -59,6 +59,8 @@ public struct IngestResult: Sendable, Equatable, Codable {
         public var height: Int?
         /// For MP4s and a storyboard's WebVTT: the duration it covers.
         public var durationMs: Int?
+        /// Where it is when the output is not a folder on this machine: its `s3://` URL (absent otherwise).
+        public var url: String?
 
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -70,6 +72,7 @@ public struct IngestResult: Sendable, Equatable, Codable {
             try c.encode(width, forKey: .width)
             try c.encode(height, forKey: .height)
             try c.encode(durationMs, forKey: .durationMs)
+            try c.encodeIfPresent(url, forKey: .url)
         }
     }
 
@@ -79,6 +82,15 @@ public struct IngestResult: Sendable, Equatable, Codable {
         public var code: String
         /// One sentence for people, with the C library's own words when there are some.
         public var message: String
+        /// The HTTP status a remote source was answered with, when that was the failure (`fetch-failed`);
+        /// absent otherwise. A worker retries 5xx and never 4xx.
+        public var httpStatus: Int?
+
+        public init(code: String, message: String, httpStatus: Int? = nil) {
+            self.code = code
+            self.message = message
+            self.httpStatus = httpStatus
+        }
     }
 
     /// A result that carries only `error`.
@@ -88,7 +100,9 @@ public struct IngestResult: Sendable, Equatable, Codable {
         derivatives = []
         flipbookVersion = FlipbookVersion.current
         let typed = error as? FlipbookError
-        self.error = Failure(code: typed?.code.rawValue ?? "error", message: typed?.description ?? String(describing: error))
+        // A fetch's status travels in the error's context as "http NNN" (FlipbookStorage's fetchers).
+        let status = typed?.context.flatMap { $0.hasPrefix("http ") ? Int($0.dropFirst(5).prefix(3)) : nil }
+        self.error = Failure(code: typed?.code.rawValue ?? "error", message: typed?.description ?? String(describing: error), httpStatus: status)
     }
 
     init(source: String, recipe: String) {
