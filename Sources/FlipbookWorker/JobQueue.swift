@@ -292,9 +292,19 @@ struct JobQueue: Sendable {
     }
 
     /// Whether PostgreSQL answered `error` by refusing the statement (a value it rejects, a constraint, a
-    /// trigger's exception): trying again would fail again. Connection errors and timeouts are not.
+    /// trigger's exception): trying again would fail again. Connection errors and timeouts are not, and
+    /// neither are the server errors a restart or a busy server sends while the statement itself is fine:
+    /// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57 (operator intervention:
+    /// `57P01 admin_shutdown` reaches every session of a server being restarted), 58 (system error),
+    /// and 40001/40P01 (serialization failure, deadlock), which PostgreSQL's own docs say to retry.
     static func isRejection(_ error: any Error) -> Bool {
-        (error as? PSQLError)?.code == .server
+        guard let error = error as? PSQLError, error.code == .server else { return false }
+        guard let state = error.serverInfo?[.sqlState] else { return true }
+        return !isTransient(sqlState: state)
+    }
+
+    static func isTransient(sqlState state: String) -> Bool {
+        ["08", "53", "57", "58"].contains(where: state.hasPrefix) || state == "40001" || state == "40P01"
     }
 
     /// The server's own message for a refusal (its SQLSTATE and text), else the error's description.

@@ -71,6 +71,11 @@ struct WorkerJobs: Sendable {
     func resolve(_ source: String) -> Result<String, FlipbookError> {
         let refused = FlipbookError(.invalidArgument, "source \(source) is not a path inside the root")
         if source.hasPrefix("s3://") || source.hasPrefix("http://") || source.hasPrefix("https://") { return .success(source) }
+        // Any other URL (file:, ftp:, gopher:, ...) is refused as a fetch, whatever the root: it is never a key.
+        if let colon = source.firstIndex(of: ":"), source[colon...].hasPrefix("://"),
+           source[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            return .failure(FlipbookError(.fetchRefused, "\(source): only http, https and s3 sources are fetched"))
+        }
         if source.isEmpty || source.contains("\0") { return .failure(refused) }
         if root.hasPrefix("s3://") {
             return .success((root.hasSuffix("/") ? root : root + "/") + source)

@@ -88,6 +88,9 @@ final class WorkerQueueTests: XCTestCase {
     }
     /// `flipbook queue` stats, list, retry and cancel against SQL; an app hears retried jobs end.
     func testQueueCommandsAgreeWithSQL() throws { try scenario("cli") }
+
+    /// S3 as root and output (through an outage), jobs naming s3:// and http URLs, refused URLs (issues 43, 44).
+    func testObjectStorageAndURLSourcesThroughTheQueue() throws { try scenario("s3") }
     /// 200,000 old rows pruned in batches while claims go on; the worker's own retention and its metric.
     func testRetentionPrunesWhileClaimsGoOn() throws { try scenario("retention") }
     /// The queue's page in headless Chromium: counts, escaping, Retry, CSRF and the access token.

@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -27,6 +28,15 @@ from pgqueue import Postgres, Workers, states, wait_until  # noqa: E402
 CORPUS = os.environ.get("FLIPBOOK_CORPUS", os.path.join(os.path.dirname(__file__), "../../../shared/corpus"))
 # 500 jobs over three workers, as the issue asks (about 8 s of probe jobs here; bench-ingest runs 2,000).
 MANY = int(os.environ.get("FLIPBOOK_WORKER_TEST_JOBS", "500"))
+
+
+def free_port():
+    import socket
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
 
 
 def check(condition, message):
@@ -182,16 +192,16 @@ def scenario_app(run):
 
 def check_many_results(run, sources):
     truth = {s: ffprobe(os.path.join(run.root, s)) for s in set(sources)}
-    rows = run.conn.execute("SELECT id, source, state, attempts, result FROM flipbook.jobs ORDER BY id").fetchall()
+    rows = run.conn.execute("SELECT id, source, state, attempts, result, error FROM flipbook.jobs ORDER BY id").fetchall()
     run.conn.commit()
     check(len(rows) == len(sources), f"{len(rows)} rows for {len(sources)} jobs")
-    for job_id, source, state, attempts, result in rows:
-        check(state == "done", f"job {job_id} ({source}) ended {state}")
+    for job_id, source, state, attempts, result, error in rows:
+        check(state == "done", f"job {job_id} ({source}) ended {state} at attempt {attempts}: {error}")
         w, h, duration = truth[source]
         check((result["width"], result["height"]) == (w, h), f"{source}: {result} vs ffprobe {w}x{h}")
         if duration is not None:
             check(abs(result["durationMs"] - duration * 1000) <= 45, f"{source}: {result['durationMs']} ms vs ffprobe {duration} s")
-    return rows
+    return [row[:5] for row in rows]
 
 
 def scenario_many(run):
@@ -1071,6 +1081,115 @@ def scenario_metrics(run):
     gauges_of = lambda m: {state: m.get(f'flipbook_queue_jobs{{state="{state}"}}') for state in want}
     seen = poll(lambda: gauges_of(metrics()), lambda seen: seen == want, pause=0.2)
     check(seen == want, f"queue gauges {seen}, the table says {want}")
+
+
+def scenario_s3(run):
+    """Issues 43 and 44 through the queue: --root and -o are S3 prefixes (moto behind the logging proxy, which
+    goes away for four seconds mid-run), a job may name a full s3:// URL or an http URL (nginx on loopback,
+    allowed for its one host:port), and refused URLs fail at attempt 1. Every job ends done or failed as it
+    must, each derivative is an object boto3 reads back with the recorded size, and a key's result is the one
+    `flipbook ingest` makes from the same file locally, apart from locations."""
+    import boto3
+    env = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1",
+           "AWS_DEFAULT_REGION": "us-east-1", "HOME": run.tmp, "AWS_CONFIG_FILE": os.path.join(run.tmp, "c"),
+           "AWS_SHARED_CREDENTIALS_FILE": os.path.join(run.tmp, "k"), "AWS_MAX_ATTEMPTS": "10"}
+    os.environ.update(env)
+    moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    procs = [moto]
+    try:
+        port = None
+        for line in moto.stdout:
+            if "Running on http://127.0.0.1:" in line:
+                port = int(line.split("http://127.0.0.1:")[1].split()[0].strip("/"))
+                break
+        check(port, "moto did not start")
+        threading.Thread(target=lambda: [None for _ in moto.stdout], daemon=True).start()
+        s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}")
+        for bucket in ("uploads", "other", "derived"):
+            s3.create_bucket(Bucket=bucket)
+        media = make_media(run.root)
+        for rel in media:
+            s3.upload_file(os.path.join(run.root, rel), "uploads", rel)
+        s3.upload_file(os.path.join(run.root, media[4]), "other", "elsewhere.gif")
+        control, log, port_file = (os.path.join(run.tmp, n) for n in ("control.json", "proxy.log", "proxy.port"))
+        proxy = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "../storage/fault_proxy.py"),
+                                  port_file, str(port), control, log])
+        procs.append(proxy)
+        while not os.path.exists(port_file):
+            time.sleep(0.02)
+        os.environ["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + open(port_file).read()
+        # nginx serving the same media, as a remote origin.
+        nginx_dir = os.path.join(run.tmp, "nginx")
+        os.makedirs(nginx_dir)
+        nginx_port = free_port()
+        with open(os.path.join(nginx_dir, "nginx.conf"), "w") as f:
+            f.write(f"""worker_processes 1; pid {nginx_dir}/pid; error_log {nginx_dir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{ access_log off; types {{ video/mp4 mp4; image/gif gif; }}
+  client_body_temp_path {nginx_dir}/b; proxy_temp_path {nginx_dir}/p; fastcgi_temp_path {nginx_dir}/f;
+  uwsgi_temp_path {nginx_dir}/u; scgi_temp_path {nginx_dir}/s;
+  server {{ listen 127.0.0.1:{nginx_port}; root {run.root}; }} }}
+""")
+        os.chmod(run.root, 0o755)
+        # Its own stdio, and stopped with SIGQUIT below: a SIGKILLed master leaves its worker holding our pipes.
+        nginx = subprocess.Popen(["nginx", "-c", os.path.join(nginx_dir, "nginx.conf"), "-g", "daemon off;"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(nginx)
+        keys = media[:8]
+        urls = [f"http://127.0.0.1:{nginx_port}/{media[1]}", f"http://127.0.0.1:{nginx_port}/{media[5]}"]
+        refused = ["http://169.254.169.254/latest/meta-data/x.gif", f"http://localhost:{nginx_port}/{media[1]}",
+                   "file:///etc/passwd", f"http://127.0.0.1:{nginx_port}/missing.mp4"]
+        run.enqueue(keys + ["s3://other/elsewhere.gif"] + urls + refused, recipe="default")
+        run.workers.root, run.workers.out = "s3://uploads/", "s3://derived/"
+        run.workers.start("--concurrency", "2", "--allow-private-sources", f"127.0.0.1:{nginx_port}")
+        # Gone for four seconds once the first results are in.
+        ok = wait_until(run.conn, "SELECT count(*) >= 2 FROM flipbook.jobs WHERE state = 'done'")
+        check(ok, f"no job finished: {states(run.conn)}")
+        with open(control, "w") as f:
+            f.write('{"down": true}')
+        time.sleep(4)
+        with open(control, "w") as f:
+            f.write("{}")
+        run.wait_all_finished()
+        rows = run.conn.execute("SELECT source, state, attempts, error, result FROM flipbook.jobs ORDER BY id").fetchall()
+        run.conn.commit()
+        check("DOWN" in open(log).read(), "the outage happened")
+        for source, state, attempts, error, result in rows:
+            if source in refused:
+                expected = "fetch-failed" if source.endswith("missing.mp4") else "fetch-refused"
+                check(state == "failed" and attempts == 1 and error["code"] == expected, f"{source}: {state} {attempts} {error}")
+                continue
+            check(state == "done", f"{source}: {state} at attempt {attempts}: {error}")
+            check(result["derivatives"], f"{source}: no derivatives")
+            for d in result["derivatives"]:
+                check(d["url"] == "s3://derived/" + d["path"], f"{source}: {d}")
+                head = s3.head_object(Bucket="derived", Key=d["path"])
+                check(head["ContentLength"] == d["bytes"] and head["ContentType"] == d["contentType"], f"{source}: {d} vs {head}")
+        # A key's result is what ingest makes of the same file on this machine, apart from locations.
+        local = subprocess.run([run.workers.binary, "ingest", os.path.join(run.root, keys[1]), "-o", os.path.join(run.tmp, "local")],
+                               capture_output=True, text=True, check=True).stdout
+        mine = [x[4] for x in rows if x[0] == keys[1]][0]
+        theirs = json.loads(local)
+        for result in (mine, theirs):
+            result.pop("source", None)
+            for d in result["derivatives"]:
+                d.pop("url", None)
+        check(mine == theirs, f"through S3: {mine}\nlocally: {theirs}")
+        (uploads,) = [s3.list_multipart_uploads(Bucket="derived").get("Uploads", [])]
+        check(not uploads, f"multipart uploads left: {uploads}")
+    finally:
+        run.workers.stop_all()
+        for p in procs:
+            if p.args[0] == "nginx":
+                p.send_signal(signal.SIGQUIT)
+                try:
+                    p.wait(timeout=30)
+                    continue
+                except subprocess.TimeoutExpired:
+                    pass
+            p.kill()
+            p.wait()
 
 
 def main():
