@@ -1,3 +1,4 @@
+import FlipbookService
 import Hummingbird
 import NIOCore
 import NIOHTTP1
@@ -136,10 +137,10 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return context.fireChannelRead(data)
             }
             writeToSocket(ResponseHead.encode(status: answer.status, fields: answer.headers, allocator: context.channel.allocator), promise: nil)
-            if let body = answer.body {
-                writeToSocket(body, promise: nil)
-            } else if let file = answer.file {
-                writeToSocket(file, context: context)
+            switch answer.body {
+            case .buffer(let body): writeToSocket(body, promise: nil)
+            case .file(let slice): writeToSocket(slice, context: context)
+            case .none: break
             }
             idle.requestFinished(context)
             unflushed = true
