@@ -7,7 +7,8 @@ options) and nginx-light, alternating.
 
 Runs the scenario of `serve_bench.py ranges` (wrk -t2 -c64, `Range: bytes=0-65535` or WRK_RANGE, a cached
 ~1 MB MP4, nginx with the same generated config) against every contender and nginx in one run, order
-reversed every other round, and prints medians of req/s, p99 and server CPU microseconds per request. A
+reversed every other round, and prints medians of req/s, p99 and server CPU microseconds per request (user
+and system apart, from /proc/<pid>/stat). A
 contender is a binary and, after a space, options for `flipbook serve`; every contender gets a disk cache
 of its own (so `--sendfile-min` decides how hits are sent). Needs the inputs of `bench/serve.sh`
 (bench/work/serve/root/big.gif). WRK_DURATION defaults to 5s here.
@@ -49,9 +50,11 @@ finally:
         shutil.rmtree(cache, ignore_errors=True)
 print(f"== wrk -c64 Range: {sb.RANGE}, {rounds} alternating rounds of {sb.DURATION}")
 for name, rs in results.items():
-    print(f"   {name[-40:]:40s} {statistics.median(r[0] for r in rs):8.0f} req/s  p99 {statistics.median(r[1] for r in rs):6.2f} ms  "
-          f"CPU {statistics.median(r[2] for r in rs):5.1f} us/req  wrk {statistics.median(r[4] for r in rs):5.1f} us/req   "
-          f"runs {[round(r[0]) for r in rs]}")
-ng_rps = statistics.median(r[0] for r in results["nginx-light"])
+    med = lambda field: statistics.median(getattr(r, field) for r in rs)
+    print(f"   {name[-40:]:40s} {med('rps'):8.0f} req/s  p99 {med('p99'):6.2f} ms  CPU {med('cpu'):5.1f} us/req "
+          f"(user {med('user'):5.1f}, system {med('system'):5.1f})  wrk {med('client'):5.1f} us/req   runs {[round(r.rps) for r in rs]}")
+ng_rps = statistics.median(r.rps for r in results["nginx-light"])
+ng_cpu = statistics.median(r.cpu for r in results["nginx-light"])
 for name in bins:
-    print(f"   ratio {name} / nginx req/s: {statistics.median(r[0] for r in results[name]) / ng_rps:.2f}x")
+    print(f"   ratio {name} / nginx: req/s {statistics.median(r.rps for r in results[name]) / ng_rps:.2f}x, "
+          f"CPU per request {statistics.median(r.cpu for r in results[name]) / ng_cpu:.2f}x")

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """make bench-serve: side by side on loopback, alternating runs, medians.
 
-1. wrk, 64 connections, `Range: bytes=0-65535` on a cached ~1 MB MP4: flipbook serve vs nginx-light
-   (generated config, sendfile on) serving the same bytes from disk. req/s median, ratio, p99.
+1. wrk, 64 connections, `Range: bytes=0-65535` on a cached ~1 MB MP4: flipbook serve (with a disk cache, so
+   the hits go out with sendfile from the cached object, as nginx sends its file) vs nginx-light (generated
+   config, sendfile on) serving the same bytes from disk. Medians of RUNS (default 5) alternating pairs: req/s,
+   p99, and the server's user and system CPU per request (from /proc/<pid>/stat), with the ratios.
 2. Memory: `--memory-cache 32MB`, 160 different derivative URLs (thumbnails 200-279 px of one photo and MP4s
    of 80 symlinks to one 96-frame 320x180 GIF) at concurrency 8: peak RSS (VmHWM).
 3. Cold derivatives at concurrency 8: thumbnails of 24 MP JPEGs and MP4s of the corpus GIFs, the server
    (fresh, no disk cache) vs running the CLI once per request: throughput and p50/p99 per request.
 Both sides log nothing per request (nginx access_log off, flipbook --log-level warning).
 """
-import concurrent.futures, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import collections, concurrent.futures, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import callgrind  # noqa: E402
@@ -19,6 +21,8 @@ WORK = os.path.join(ROOT, "bench/work/serve")
 FLIPBOOK = os.path.join(ROOT, ".build/release/flipbook")
 CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared/corpus")
 RUNS = int(os.environ.get("RUNS", "3"))
+# Pairs of the range scenario: its ratios are tight, so at least five medians' worth unless RUNS says otherwise.
+RANGE_RUNS = int(os.environ.get("RUNS", "5"))
 DURATION = os.environ.get("WRK_DURATION", "10s")
 # The range every wrk request asks for (the crossover sweep of bench/serve_ab.py changes it).
 RANGE = os.environ.get("WRK_RANGE", "bytes=0-65535")
@@ -73,19 +77,20 @@ def peak_rss_mb(pid):
     return 0.0
 
 
-def cpu_seconds(pid):
-    """User + system CPU of a process and its children now alive (nginx's workers), from /proc."""
+def cpu_times(pid):
+    """User and system CPU seconds of a process and its children now alive (nginx's workers), from
+    /proc/<pid>/stat (utime, stime)."""
     tick = os.sysconf("SC_CLK_TCK")
-    pids = server_pids(pid)
-    total = 0
-    for p in pids:
+    user = system = 0
+    for p in server_pids(pid):
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            user += int(fields[11])
+            system += int(fields[12])
         except (OSError, IndexError):
             pass
-    return total / tick
+    return user / tick, system / tick
 
 
 def server_pids(pid):
@@ -111,12 +116,15 @@ def perf_counters():
 PERF_UNAVAILABLE = perf_counters()
 
 
+Run = collections.namedtuple("Run", "rps p99 cpu user system instructions client")
+
+
 def wrk(url, pid):
-    """req/s, p99 ms, the server's CPU microseconds per request, its instructions per request (user and
-    kernel, from perf stat on the server's processes; nan where the machine has no counters) and wrk's own CPU
-    microseconds per request (from wait4) over one run. On a 2-core machine the client shares the cores with
-    the server, so a server whose responses cost the client more gets less of them."""
-    cpu = cpu_seconds(pid)
+    """One wrk run: req/s, p99 ms, the server's CPU microseconds per request (user + system, and each), its
+    instructions per request (user and kernel, from perf stat on the server's processes; nan where the machine
+    has no counters) and wrk's own CPU microseconds per request (from wait4). On a 2-core machine the client
+    shares the cores with the server, so a server whose responses cost the client more gets less of them."""
+    user0, system0 = cpu_times(pid)
     counter = None
     if PERF_UNAVAILABLE is None:
         pids = ",".join(str(p) for p in server_pids(pid))
@@ -130,7 +138,7 @@ def wrk(url, pid):
     if client.returncode != 0:
         raise RuntimeError(f"wrk exited with {client.returncode}")
     client_cpu = usage.ru_utime + usage.ru_stime
-    cpu = cpu_seconds(pid) - cpu
+    user1, system1 = cpu_times(pid)
     instructions = float("nan")
     if counter:
         counter.send_signal(signal.SIGINT)
@@ -143,8 +151,9 @@ def wrk(url, pid):
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if non2xx:
         raise RuntimeError(f"{url}: {non2xx.group(1)} non-2xx responses")
-    return (rps, float(p99.group(1)) * scale, cpu * 1e6 / max(1, requests), instructions / max(1, requests),
-            client_cpu * 1e6 / max(1, requests))
+    per = 1e6 / max(1, requests)
+    user, system = (user1 - user0) * per, (system1 - system0) * per
+    return Run(rps, float(p99.group(1)) * scale, user + system, user, system, instructions / max(1, requests), client_cpu * per)
 
 
 def nginx_conf(docroot, port, workers="auto", master=True):
@@ -195,9 +204,19 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
 
 
+def metric(port, series):
+    """The value of one series in flipbook's /metrics (0 if absent)."""
+    text = get(f"http://127.0.0.1:{port}/metrics").decode()
+    found = re.search("^" + re.escape(series) + r" (\S+)$", text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
 def bench_ranges():
     root = os.path.join(WORK, "root")
-    fb, fb_port = start_flipbook(root, "--memory-cache", "256MB")
+    # A disk cache, as a deployment that compares with nginx has: the MP4's hits go out with sendfile from its
+    # cached object (--sendfile-min), where without one they are copied from memory.
+    cache = tempfile.mkdtemp(prefix="flipbook-ranges-cache-")
+    fb, fb_port = start_flipbook(root, "--memory-cache", "256MB", "--disk-cache", cache)
     try:
         mp4 = get(f"http://127.0.0.1:{fb_port}/mp4/big.gif")
         docroot = tempfile.mkdtemp(prefix="flipbook-nginx-root-")
@@ -210,36 +229,41 @@ def bench_ranges():
             a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
                 f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
             assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
-            fbr, ngr, fbp, ngp, fbc, ngc, fbi, ngi, fbw, ngw = [], [], [], [], [], [], [], [], [], []
-            for i in range(RUNS):
+            disk_hits = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}')
+            fb_runs, ng_runs = [], []
+            for i in range(RANGE_RUNS):
                 # Alternate which server goes first, so neither always runs in the other's wake.
-                order = [("fb", fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), ("ng", ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
-                for name, pid, url in (order if i % 2 == 0 else order[::-1]):
-                    r, p, c, n, w = wrk(url, pid)
-                    (fbw if name == "fb" else ngw).append(w)
-                    (fbr if name == "fb" else ngr).append(r)
-                    (fbp if name == "fb" else ngp).append(p)
-                    (fbc if name == "fb" else ngc).append(c)
-                    (fbi if name == "fb" else ngi).append(n)
+                order = [(fb_runs, fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), (ng_runs, ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
+                for runs, pid, url in (order if i % 2 == 0 else order[::-1]):
+                    runs.append(wrk(url, pid))
+            sent_from_file = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}') - disk_hits
         finally:
             stop(ng)
     finally:
         stop(fb)
-    print(f"== wrk -c64 Range: bytes=0-65535 on a cached {len(mp4) / 1e6:.2f} MB MP4, {RUNS} alternating runs of {DURATION}")
-    print(f"   (both {os.cpu_count()} threads/workers, no per-request logging; server CPU per request from /proc)")
-    print(f"   flipbook serve  {median(fbr):10.0f} req/s  p99 {median(fbp):7.2f} ms  CPU {median(fbc):6.1f} us/req   runs {[round(x) for x in fbr]}")
-    print(f"   nginx-light     {median(ngr):10.0f} req/s  p99 {median(ngp):7.2f} ms  CPU {median(ngc):6.1f} us/req   runs {[round(x) for x in ngr]}")
-    print(f"   ratio flipbook/nginx req/s: {median(fbr) / median(ngr):.2f}x (target >= 1.0x); "
-          f"CPU per request: {median(fbc) / median(ngc):.2f}x nginx's (target <= 1.0x)")
+        shutil.rmtree(cache, ignore_errors=True)
+
+    def m(runs, field):
+        return median([getattr(r, field) for r in runs])
+
+    print(f"== wrk -c64 Range: {RANGE} on a cached {len(mp4) / 1e6:.2f} MB MP4, {RANGE_RUNS} alternating pairs of {DURATION}")
+    print(f"   (both {os.cpu_count()} threads/workers, no per-request logging; flipbook with --disk-cache, "
+          f"{sent_from_file:,.0f} hits from the open cached object (sendfile); server CPU per request from /proc/<pid>/stat)")
+    for name, runs in (("flipbook serve", fb_runs), ("nginx-light", ng_runs)):
+        print(f"   {name:15s} {m(runs, 'rps'):10.0f} req/s  p99 {m(runs, 'p99'):7.2f} ms  CPU {m(runs, 'cpu'):6.1f} us/req "
+              f"(user {m(runs, 'user'):5.1f}, system {m(runs, 'system'):5.1f})   runs {[round(r.rps) for r in runs]}")
+    print(f"   ratio flipbook/nginx req/s: {m(fb_runs, 'rps') / m(ng_runs, 'rps'):.2f}x (target >= 1.0x); "
+          f"CPU per request: {m(fb_runs, 'cpu') / m(ng_runs, 'cpu'):.2f}x nginx's (target <= 1.0x; "
+          f"user {m(fb_runs, 'user') / m(ng_runs, 'user'):.2f}x, system {m(fb_runs, 'system') / m(ng_runs, 'system'):.2f}x)")
     if PERF_UNAVAILABLE:
         print(f"   instructions per request: not measured ({PERF_UNAVAILABLE}); CPU time above is the figure")
     else:
-        print(f"   instructions per request (perf stat, user + kernel, server processes): flipbook {median(fbi):,.0f}, "
-              f"nginx {median(ngi):,.0f}: {median(fbi) / median(ngi):.2f}x")
-    print(f"   client (wrk) CPU per request: {median(fbw):.1f} us against flipbook, {median(ngw):.1f} us against nginx "
-          f"(server + client: {median(fbc) + median(fbw):.1f} vs {median(ngc) + median(ngw):.1f} us)")
-    ratios = sorted(a / b for a, b in zip(fbr, ngr))
-    print(f"   per-pair req/s ratios: {[round(x, 2) for x in ratios]}")
+        print(f"   instructions per request (perf stat, user + kernel, server processes): flipbook {m(fb_runs, 'instructions'):,.0f}, "
+              f"nginx {m(ng_runs, 'instructions'):,.0f}: {m(fb_runs, 'instructions') / m(ng_runs, 'instructions'):.2f}x")
+    print(f"   client (wrk) CPU per request: {m(fb_runs, 'client'):.1f} us against flipbook, {m(ng_runs, 'client'):.1f} us against nginx "
+          f"(server + client: {m(fb_runs, 'cpu') + m(fb_runs, 'client'):.1f} vs {m(ng_runs, 'cpu') + m(ng_runs, 'client'):.1f} us)")
+    print(f"   per-pair ratios, req/s: {[round(a.rps / b.rps, 2) for a, b in zip(fb_runs, ng_runs)]}; "
+          f"CPU: {[round(a.cpu / b.cpu, 2) for a, b in zip(fb_runs, ng_runs)]}")
     bench_instructions(docroot)
 
 

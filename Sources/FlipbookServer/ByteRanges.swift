@@ -32,7 +32,7 @@ public enum ByteRanges {
     /// to Int.max (they are past any end). Optional whitespace around commas and empty list elements are
     /// allowed (RFC 9110 5.6.1).
     public static func parse(_ header: String) -> [Spec]? {
-        if let spec = simpleRange(header.utf8) { return [spec] }
+        if let spec = simpleRange(header) { return [spec] }
         let bytes = Array(header.utf8)
         guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         let unit = String(decoding: bytes[..<equals], as: UTF8.self)
@@ -67,10 +67,7 @@ public enum ByteRanges {
     public static func evaluate(_ header: String?, size: Int) -> Decision {
         guard let header else { return .full }
         // The one-range forms players send, decided without the arrays below (same answers).
-        // Over the header's contiguous UTF-8 where it has one (every header NIO hands over): the byte loops
-        // of a `String.UTF8View` pay an index check per byte.
-        let simple = header.utf8.withContiguousStorageIfAvailable { simpleRange($0) } ?? simpleRange(header.utf8)
-        if case .from(let first, let last)? = simple {
+        if case .from(let first, let last)? = simpleRange(header) {
             return first < size ? .partial(first...min(last ?? Int.max, size - 1)) : .unsatisfiable
         }
         guard let specs = parse(header) else { return .full }
@@ -105,17 +102,38 @@ public enum ByteRanges {
     public static func unsatisfiedRange(size: Int) -> String { "bytes */\(size)" }
 
     /// `bytes=first-last` or `bytes=first-` exactly (the forms players send), read without the general
-    /// parser's copies; nil for any other shape or `last < first`, which `parse` then reads in full.
-    private static func simpleRange<Bytes: Collection<UInt8>>(_ header: Bytes) -> Spec? {
-        let prefix = "bytes=".utf8
-        guard header.starts(with: prefix) else { return nil }
-        let rest = header.dropFirst(prefix.count)
-        guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
-        guard let first = number(rest[..<dash]) else { return nil }
-        let tail = rest[rest.index(after: dash)...]
-        if tail.isEmpty { return .from(first, to: nil) }
-        guard let last = number(tail), last >= first else { return nil }
+    /// parser's copies; nil for any other shape or `last < first`, which `parse` then reads in full. Over the
+    /// header's contiguous UTF-8 (every header NIO hands over has it) with integer offsets: the byte loops of
+    /// a `String.UTF8View` pay an index check per byte.
+    private static func simpleRange(_ header: String) -> Spec? {
+        header.utf8.withContiguousStorageIfAvailable(simpleRange(bytes:)) ?? Array(header.utf8).withUnsafeBufferPointer(simpleRange(bytes:))
+    }
+
+    private static func simpleRange(bytes: UnsafeBufferPointer<UInt8>) -> Spec? {
+        let prefix: StaticString = "bytes="
+        let count = bytes.count, start = prefix.utf8CodeUnitCount
+        guard count > start else { return nil }
+        for i in 0..<start where bytes[i] != prefix.utf8Start[i] { return nil }
+        var dash = start
+        while dash < count, bytes[dash] != UInt8(ascii: "-") { dash += 1 }
+        guard dash < count, let first = number(bytes, start..<dash) else { return nil }
+        if dash + 1 == count { return .from(first, to: nil) }
+        guard let last = number(bytes, (dash + 1)..<count), last >= first else { return nil }
         return .from(first, to: last)
+    }
+
+    /// The decimal number at `range`, saturating at Int.max; nil if empty or not all digits.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty else { return nil }
+        var value = 0
+        for i in range {
+            let d = bytes[i]
+            guard d >= 0x30 && d <= 0x39 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (plus, o2) = times.addingReportingOverflow(Int(d - 0x30))
+            value = o1 || o2 ? Int.max : plus
+        }
+        return value
     }
 
     private static func isOWS(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }

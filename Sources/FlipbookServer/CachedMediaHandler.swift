@@ -1,3 +1,4 @@
+import FlipbookService
 import Hummingbird
 import NIOCore
 import NIOHTTP1
@@ -62,6 +63,20 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var clientGone = false
     /// What the cold request being answered now waits on (`clientLeft`), succeeded when the client leaves.
     private var leaving: EventLoopPromise<Void>?
+    /// The disk-cache object this connection last sent from, and the `NIOFileHandle` around its descriptor
+    /// that its `FileRegion`s share (see `writeToSocket(_:context:)`).
+    private var sending: Sending?
+
+    private struct Sending {
+        let file: CachedFile
+        let handle: NIOFileHandle
+
+        /// Gives the descriptor back to `file` without closing it; `file` closes it once nobody holds it.
+        func giveBack() {
+            _ = try? handle.takeDescriptorOwnership()
+            withExtendedLifetime(file) {}
+        }
+    }
 
     init(server: FlipbookHTTPServer, idleTimeout: TimeAmount, socket: ChannelHandlerContext) {
         self.server = server
@@ -102,6 +117,16 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
         socket = nil
         idle.stop()
         markClientGone()
+        if let sending {
+            self.sending = nil
+            // A closed channel has failed (dropped) its queued writes before its handlers go; a handler removed
+            // from an open one leaves them queued, so the descriptor goes back once the channel closes.
+            if context.channel.isActive {
+                context.channel.closeFuture.whenComplete { _ in sending.giveBack() }
+            } else {
+                sending.giveBack()
+            }
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -114,9 +139,9 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             idle.requestStarted()
             if !head.isKeepAlive { closing = true }
-            if closing || passedOn > 0 || !context.channel.isWritable || (head.method != .GET && head.method != .HEAD)
-                || head.uri.utf8.first != UInt8(ascii: "/")
-            {
+            // (A pattern, not `!=`: HTTPMethod's `==` compares the methods' names as strings.)
+            let isGETOrHEAD = switch head.method { case .GET, .HEAD: true; default: false }
+            if closing || passedOn > 0 || !context.channel.isWritable || !isGETOrHEAD || head.uri.utf8.first != UInt8(ascii: "/") {
                 passOn(head, context: context)
             } else {
                 held = head
@@ -131,15 +156,16 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let head = held else { return context.fireChannelRead(data) }
             held = nil
-            guard let answer = server.cachedAnswer(isHEAD: head.method == .HEAD, target: head.uri, request: ConditionalHeaders(head.headers)) else {
+            let isHEAD = if case .HEAD = head.method { true } else { false }
+            guard let answer = server.cachedAnswer(isHEAD: isHEAD, target: head.uri, request: ConditionalHeaders(head.headers)) else {
                 passOn(head, context: context)
                 return context.fireChannelRead(data)
             }
             writeToSocket(ResponseHead.encode(status: answer.status, fields: answer.headers, allocator: context.channel.allocator), promise: nil)
-            if let body = answer.body {
-                writeToSocket(body, promise: nil)
-            } else if let file = answer.file {
-                writeToSocket(file, context: context)
+            switch answer.body {
+            case .buffer(let body): writeToSocket(body, promise: nil)
+            case .file(let slice): writeToSocket(slice, context: context)
+            case .none: break
             }
             idle.requestFinished(context)
             unflushed = true
@@ -149,7 +175,8 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         if unflushed {
             unflushed = false
-            context.flush()
+            // From the encoder's context, as the answers were written: the flush skips the encoder's hop.
+            if let socket { socket.flush() } else { context.flush() }
         }
         context.fireChannelReadComplete()
     }
@@ -216,21 +243,31 @@ final class CachedMediaHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a range of a disk-cache object past the response encoder as a `FileRegion`, which NIO sends with
     /// `sendfile`. The object's descriptor is shared by every response that sends it (its offsets are explicit,
-    /// so they do not disturb each other); each gets a `NIOFileHandle` of its own around it, which NIO requires,
-    /// and gives the descriptor back without closing it once the write is done or failed. `slice.file` stays
-    /// referenced until then, so the descriptor outlives the write even if the cache drops the entry.
+    /// so they do not disturb each other). NIO wants a `NIOFileHandle` around it, which allows one use at a
+    /// time: one per connection (on one event loop, so its writes never overlap), made when the connection
+    /// first sends that object and reused while it sends the same one (a player's ranges of one video), so a
+    /// hit allocates no handle and waits on no promise. `sending` keeps the `CachedFile` referenced, so its
+    /// descriptor outlives every queued write even when the cache drops the entry. When the connection moves
+    /// on to another object, the old handle gives its descriptor back once this write is done or failed: writes
+    /// complete in the order they are queued, so every earlier write of the old object has completed by then.
     private func writeToSocket(_ slice: BufferedResponse.FileSlice, context: ChannelHandlerContext) {
         guard let socket else { return }
-        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: slice.file.descriptor)
+        let handle: NIOFileHandle
+        var released: EventLoopPromise<Void>?
+        if let sending, sending.file === slice.file {
+            handle = sending.handle
+        } else {
+            if let previous = sending {
+                let promise = context.eventLoop.makePromise(of: Void.self)
+                promise.futureResult.whenComplete { _ in previous.giveBack() }
+                released = promise
+            }
+            handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: slice.file.descriptor)
+            sending = Sending(file: slice.file, handle: handle)
+        }
         let region = FileRegion(fileHandle: handle, readerIndex: slice.offset, endIndex: slice.offset + slice.length)
         server.fileAnswers.add(1, ordering: .relaxed)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        let file = slice.file
-        written.futureResult.whenComplete { _ in
-            _ = try? handle.takeDescriptorOwnership()
-            withExtendedLifetime(file) {}
-        }
-        socket.write(NIOAny(IOData.fileRegion(region)), promise: written)
+        socket.write(NIOAny(IOData.fileRegion(region)), promise: released)
     }
 
     private func passOn(_ head: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -6,12 +6,9 @@ import NIOHTTP1
 /// The media routes' parts that the async route (`handle`) and the memory-hit fast path
 /// (`CachedMediaHandler`) share: the target's derivative request and the response to a derivative.
 extension FlipbookHTTPServer {
-    /// The routes that answer with a derivative (or the original) of a file under the root.
-    static let mediaRoutes: Set<String> = ["mp4", "thumb", "poster", "preview", "storyboard", "original"]
-
-    /// The derivative a media route's `target` asks for, once its signature is checked (403 without a
-    /// valid `sig` when signing is on); 400 or 404 for bad parameters or storyboard names.
-    func derivativeRequest(_ parsed: RequestTarget, target: String) throws(RequestTarget.RouteError) -> DerivativeRequest {
+    /// The derivative a `target` of the media route `route` asks for, once its signature is checked (403
+    /// without a valid `sig` when signing is on); 400 or 404 for bad parameters or storyboard names.
+    func derivativeRequest(_ parsed: RequestTarget, route: MediaRoute, target: String) throws(RequestTarget.RouteError) -> DerivativeRequest {
         if let signer = configuration.signer {
             guard signer.verify(target) else {
                 throw RequestTarget.RouteError(403, "bad-signature", "the sig parameter is missing or wrong")
@@ -19,12 +16,12 @@ extension FlipbookHTTPServer {
         }
         var segments = parsed.segments
         let operation: DerivativeRequest.Operation
-        switch parsed.route {
-        case "mp4": operation = .mp4(maxSize: try parsed.size(default: nil))
-        case "thumb": operation = .thumb(try parsed.thumbnailRequest(defaultSize: 256))
-        case "poster": operation = .poster(try parsed.thumbnailRequest(defaultSize: 256))
-        case "preview": operation = .preview(size: try parsed.size(default: 320) ?? 320)
-        case "storyboard":
+        switch route {
+        case .mp4: operation = .mp4(maxSize: try parsed.size(default: nil))
+        case .thumb: operation = .thumb(try parsed.thumbnailRequest(defaultSize: 256))
+        case .poster: operation = .poster(try parsed.thumbnailRequest(defaultSize: 256))
+        case .preview: operation = .preview(size: try parsed.size(default: 320) ?? 320)
+        case .storyboard:
             guard let last = segments.last else { throw RequestTarget.RouteError(404, "not-found", "no storyboard named") }
             if last.hasSuffix(".vtt"), last.count > 4 {
                 segments[segments.count - 1] = String(last.dropLast(4))
@@ -35,7 +32,7 @@ extension FlipbookHTTPServer {
             } else {
                 throw RequestTarget.RouteError(404, "not-found", "storyboard URLs end in .vtt or .sheet-N.jpg")
             }
-        default: operation = .original
+        case .original: operation = .original
         }
         return DerivativeRequest(segments: segments, operation: operation)
     }
@@ -66,10 +63,11 @@ extension FlipbookHTTPServer {
         let rangeHeader = request.range
         let outcome = Conditionals.evaluate(etag: d.etag, ifMatch: request.ifMatch, ifNoneMatch: request.ifNoneMatch,
                                             ifRange: request.ifRange, hasRange: rangeHeader != nil)
-        let size = d.size
+        let file = d.file  // read once: each read of the optional reference retained and released it
+        let size = file?.size ?? d.bytes.readableBytes
         switch outcome {
         case .notModified:
-            return (BufferedResponse(status: .notModified, headers: headers), 0)
+            return (BufferedResponse(status: .notModified, headers: consume headers), 0)
         case .preconditionFailed:
             var response = BufferedResponse.error(412, "precondition-failed", "If-Match does not match the current ETag")
             response.headers.append(.eTag, d.etag)
@@ -81,13 +79,15 @@ extension FlipbookHTTPServer {
             let decision = rangeAllowed ? ByteRanges.evaluate(rangeHeader, size: size) : .full
             switch decision {
             case .partial(let range):
-                headers.append(.contentRange, ByteRanges.contentRange(range, size: size))
-                if let file = d.file {
-                    let slice = BufferedResponse.FileSlice(file: file, offset: range.lowerBound, length: range.count)
-                    return (BufferedResponse(status: .partialContent, headers: headers, file: slice), range.count)
+                headers.appendContentRange(range, size: size)
+                // (Not `range.count`: ClosedRange's count goes through its generic index type.)
+                let length = range.upperBound - range.lowerBound + 1
+                if let file {
+                    let slice = BufferedResponse.FileSlice(file: file, offset: range.lowerBound, length: length)
+                    return (BufferedResponse(status: .partialContent, headers: consume headers, file: slice), length)
                 }
-                let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: range.count)!
-                return (BufferedResponse(status: .partialContent, headers: headers, body: slice), range.count)
+                let slice = d.bytes.getSlice(at: d.bytes.readerIndex + range.lowerBound, length: length)!
+                return (BufferedResponse(status: .partialContent, headers: consume headers, body: slice), length)
             case .unsatisfiable:
                 var response = BufferedResponse.error(416, "range-not-satisfiable", "the range starts at or past the end (\(size) bytes)")
                 response.headers.append(.contentRange, ByteRanges.unsatisfiedRange(size: size))
@@ -95,10 +95,10 @@ extension FlipbookHTTPServer {
                 response.headers.append(.eTag, d.etag)
                 return (response, 0)
             case .full, .multiple:
-                if let file = d.file {
-                    return (BufferedResponse(status: .ok, headers: headers, file: .init(file: file, offset: 0, length: size)), size)
+                if let file {
+                    return (BufferedResponse(status: .ok, headers: consume headers, file: .init(file: file, offset: 0, length: size)), size)
                 }
-                return (BufferedResponse(status: .ok, headers: headers, body: d.bytes), size)
+                return (BufferedResponse(status: .ok, headers: consume headers, body: d.bytes), size)
             }
         }
     }
@@ -144,10 +144,18 @@ struct ConditionalHeaders {
 
     private static func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
 
-    /// Whether `name` is `lowercase` in any case (ASCII).
+    /// Whether `name` is `lowercase` in any case (ASCII). Over the name's contiguous UTF-8 (every name NIO
+    /// hands over has it): zipping the UTF-8 view cost more than the rest of the pass.
     private static func named(_ name: String, _ lowercase: StaticString) -> Bool {
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         guard name.utf8.count == expected.count else { return false }
-        return zip(name.utf8, expected).allSatisfy { a, b in (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) == b }
+        func same(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for i in 0..<bytes.count {
+                let a = bytes[i]
+                if (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) != expected[i] { return false }
+            }
+            return true
+        }
+        return name.utf8.withContiguousStorageIfAvailable(same) ?? Array(name.utf8).withUnsafeBufferPointer(same)
     }
 }

@@ -205,9 +205,11 @@ public final class FlipbookHTTPServer: Sendable {
     /// `handle` answers. Synchronous: it runs on the event loop, in `CachedMediaHandler`.
     func cachedAnswer(isHEAD: Bool, target: String, request: @autoclosure () -> ConditionalHeaders) -> BufferedResponse? {
         let started = monotonicNanoseconds()
-        guard configuration.tracer == nil, !target.hasPrefix("/gallery"), !target.hasPrefix("/list"),
-              let parsed = try? RequestTarget(target), Self.mediaRoutes.contains(parsed.route),
-              let wanted = try? derivativeRequest(parsed, target: target),
+        // (/gallery and /list targets have routes that are no media route.) A traced server takes the full
+        // path, where each request gets its span.
+        guard configuration.tracer == nil,
+              let parsed = try? RequestTarget(target), let route = MediaRoute(parsed.route),
+              let wanted = try? derivativeRequest(parsed, route: route, target: target),
               let derivative = try? service.cachedEntry(wanted)
         else { return nil }
         metrics.inFlight(1, total: inFlight.add(1, ordering: .relaxed).newValue)
@@ -218,16 +220,20 @@ public final class FlipbookHTTPServer: Sendable {
         }
         answer.headers.append(.date, date.now())
         eventLoopAnswers.add(1, ordering: .relaxed)
-        finished(isHEAD ? .head : .get, target, status: answer.status, route: parsed.route, cache: derivative.cache.rawValue,
+        finished(isHEAD ? .head : .get, target, status: answer.status, route: route.name, media: route, cache: derivative.cache.rawValue,
                  bodyBytes: bodyBytes, started: started)
         return answer
     }
 
     /// A request's metrics and log line.
-    private func finished(_ method: HTTPRequest.Method, _ target: String, status: HTTPResponse.Status, route: String, cache: String,
-                          bodyBytes: Int, started: UInt64) {
+    private func finished(_ method: HTTPRequest.Method, _ target: String, status: HTTPResponse.Status, route: String, media: MediaRoute? = nil,
+                          cache: String, bodyBytes: Int, started: UInt64) {
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
-        metrics.request(route: route, status: Int(status.code), seconds: seconds, bytes: bodyBytes)
+        if let media {
+            metrics.request(route: media, status: Int(status.code), seconds: seconds, bytes: bodyBytes)
+        } else {
+            metrics.request(route: route, status: Int(status.code), seconds: seconds, bytes: bodyBytes)
+        }
         metrics.inFlight(-1, total: inFlight.subtract(1, ordering: .relaxed).newValue)
         logger.info("\(method) \(Self.printable(target)) \(status.code) \(bodyBytes) B \(String(format3(seconds * 1000))) ms cache=\(cache)")
     }
@@ -252,12 +258,13 @@ public final class FlipbookHTTPServer: Sendable {
             metrics.gauges(service: service)
             let body = metrics.exposition()
             return Answer(response: Self.bytes(body, type: "text/plain; version=0.0.4; charset=utf-8"), route: "metrics")
-        case let route where Self.mediaRoutes.contains(route):
-            break
         default:
+            break
+        }
+        guard let mediaRoute = MediaRoute(parsed.route) else {
             throw RequestTarget.RouteError(404, "not-found", "no route /\(parsed.route); see the README's URL API")
         }
-        let wanted = try derivativeRequest(parsed, target: target)
+        let wanted = try derivativeRequest(parsed, route: mediaRoute, target: target)
         let derivative: Derivative
         if let hit = try service.cachedEntry(wanted) {
             derivative = hit

@@ -19,11 +19,31 @@ enum ResponseHead {
         // from a bare code), as swift-nio-extras' conversion of the async path's responses does.
         let reason = HTTPResponseStatus(statusCode: Int(status.code), reasonPhrase: status.reasonPhrase).reasonPhrase
         var length = statusLineLength(reason)
-        for field in fields.fields { length += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        for field in fields.fields { length += field.name.text.utf8CodeUnitCount + Self.length(of: field.value) + 4 }
         return write(length: length, allocator: allocator) { head in
             head.statusLine(major: 1, minor: 1, code: Int(status.code), reason: reason)
-            for field in fields.fields { head.field(field.name.rawName, field.value) }
+            for field in fields.fields { head.field(field.name.text, field.value) }
         }
+    }
+
+    /// The bytes `value` takes in the head.
+    private static func length(of value: ResponseFields.Value) -> Int {
+        switch value {
+        case .text(let text): text.utf8.count
+        case .decimal(let n): digits(n)
+        case .contentRange(let first, let last, let size): 8 + digits(first) + digits(last) + digits(size)
+        }
+    }
+
+    /// Decimal digits of a non-negative `n`.
+    static func digits(_ n: Int) -> Int {
+        var digits = 1, bound: UInt = 10
+        let value = UInt(n)
+        while value >= bound && digits < 19 {
+            digits += 1
+            bound &*= 10
+        }
+        return value >= bound ? 20 : digits
     }
 
     /// The head NIO's encoder writes for `head` in answer to a HEAD request (or to CONNECT), with its framing
@@ -72,11 +92,15 @@ enum ResponseHead {
         var count = 0
 
         mutating func statusLine(major: Int, minor: Int, code: Int, reason: String) {
-            put("HTTP/")
-            put(decimal: major)
-            put(UInt8(ascii: "."))
-            put(decimal: minor)
-            put(UInt8(ascii: " "))
+            if major == 1 && minor == 1 {
+                put("HTTP/1.1 " as StaticString)
+            } else {
+                put("HTTP/" as StaticString)
+                put(decimal: major)
+                put(UInt8(ascii: "."))
+                put(decimal: minor)
+                put(UInt8(ascii: " "))
+            }
             put(decimal: code)
             put(UInt8(ascii: " "))
             put(reason)
@@ -93,10 +117,37 @@ enum ResponseHead {
             put(10)
         }
 
+        mutating func field(_ name: StaticString, _ value: ResponseFields.Value) {
+            put(name)
+            put(UInt8(ascii: ":"))
+            put(UInt8(ascii: " "))
+            switch value {
+            case .text(let text): put(text)
+            case .decimal(let n): put(decimal: n)
+            case .contentRange(let first, let last, let size):
+                put("bytes " as StaticString)
+                put(decimal: first)
+                put(UInt8(ascii: "-"))
+                put(decimal: last)
+                put(UInt8(ascii: "/"))
+                put(decimal: size)
+            }
+            put(13)
+            put(10)
+        }
+
         @inline(__always) mutating func put(_ byte: UInt8) {
             precondition(count < memory.count, "response head longer than measured")
             memory[count] = byte
             count += 1
+        }
+
+        @inline(__always) mutating func put(_ text: StaticString) {
+            let count = text.utf8CodeUnitCount
+            precondition(self.count + count <= memory.count, "response head longer than measured")
+            UnsafeMutableRawBufferPointer(rebasing: memory[self.count..<(self.count + count)])
+                .copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+            self.count += count
         }
 
         @inline(__always) mutating func put(_ text: String) {
@@ -112,19 +163,18 @@ enum ResponseHead {
             }
         }
 
+        /// A non-negative `value` in decimal: its digits counted by comparison, written back to front with
+        /// unsigned division (cheaper than signed).
         mutating func put(decimal value: Int) {
             precondition(value >= 0)
-            var digits = 1, rest = value / 10
-            while rest > 0 {
-                digits += 1
-                rest /= 10
-            }
+            let digits = ResponseHead.digits(value)
             precondition(count + digits <= memory.count, "response head longer than measured")
-            var remaining = value, at = count + digits
+            var remaining = UInt(value), at = count + digits
             repeat {
                 at -= 1
-                memory[at] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                remaining /= 10
+                let (quotient, digit) = remaining.quotientAndRemainder(dividingBy: 10)
+                memory[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit)
+                remaining = quotient
             } while remaining > 0
             count += digits
         }

@@ -36,7 +36,9 @@ public struct DerivativeRequest: Sendable, Hashable {
         /// A stable text form for disk-cache keys (never Swift's `hashValue`, which changes per process).
         var keyText: String {
             func thumb(_ r: ThumbnailRequest) -> String {
+                // keepProfile only when set, so that every key written before it was spelled stays the same.
                 "\(r.maxPixelSize),\(r.fit),\(r.upscale),\(r.quality),\(r.format.rawValue),\(r.frameIndex)"
+                    + (r.keepProfile ? ",keep-profile" : "")
             }
             switch self {
             case .mp4(nil): return "mp4:-"

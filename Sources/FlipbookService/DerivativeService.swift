@@ -21,10 +21,9 @@ public final class DerivativeService: Sendable {
     public let root: String
     /// The root, opened once: paths below it are looked up relative to it.
     let rootDirectory: Int32
+    /// Finished derivatives: bytes, and, for those of at least `sendfileMinimumBytes` whose bytes are in the
+    /// disk cache, the open object (`Derivative.file`) instead; one lookup finds either.
     let memory: MemoryCache
-    /// Derivatives of at least `sendfileMinimumBytes` whose bytes are in the disk cache, held as the open
-    /// object (`Derivative.file`) rather than in `memory`.
-    let files: MemoryCache
     let disk: DiskCache?
     let pool: WorkerPool
     let observer: (@Sendable (ServiceEvent) -> Void)?
@@ -52,8 +51,8 @@ public final class DerivativeService: Sendable {
             throw FlipbookError(.io, "cannot open the root \(root)", underlying: String(cString: strerror(errno)))
         }
         self.configuration = configuration
-        memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction)
-        files = MemoryCache(entries: configuration.openFileLimit)
+        memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction,
+                             fileLimit: configuration.openFileLimit)
         disk = try configuration.diskCacheDirectory.map { try DiskCache(directory: $0, limit: configuration.diskCacheBytes) }
         pool = WorkerPool(threads: configuration.workers, queueLimit: configuration.queueLimit)
         self.observer = observer
@@ -82,7 +81,8 @@ public final class DerivativeService: Sendable {
     public func derivative(_ request: DerivativeRequest) async throws -> Derivative {
         let source = try resolve(request.segments)
         let key = cacheKey(source, request.operation)
-        if var hit = memory.value(for: key) {
+        // An open disk-cache object is read on a worker (`produce`), never here.
+        if var hit = memory.value(for: key), hit.file == nil {
             observer?(.cache(.memory))
             hit.cache = .memory
             return hit
@@ -94,7 +94,7 @@ public final class DerivativeService: Sendable {
     /// this to answer hits without setting up cancellation on client disconnect.
     public func cachedDerivative(_ request: DerivativeRequest) throws -> Derivative? {
         let source = try resolve(request.segments)
-        guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
+        guard var hit = memory.value(for: cacheKey(source, request.operation)), hit.file == nil else { return nil }
         observer?(.cache(.memory))
         hit.cache = .memory
         return hit
@@ -105,28 +105,32 @@ public final class DerivativeService: Sendable {
     /// but the path's `fstatat`.
     package func cachedEntry(_ request: DerivativeRequest) throws -> Derivative? {
         let source = try resolve(request.segments)
-        let key = cacheKey(source, request.operation)
-        if var hit = memory.value(for: key) {
-            observer?(.cache(.memory))
-            hit.cache = .memory
-            return hit
-        }
-        guard var hit = files.value(for: key) else { return nil }
-        observer?(.cache(.disk))
-        hit.cache = .disk
+        guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
+        let outcome: Derivative.CacheOutcome = hit.file == nil ? .memory : .disk
+        observer?(.cache(outcome))
+        hit.cache = outcome
         return hit
     }
 
-    func cacheKey(_ source: ResolvedSource, _ operation: DerivativeRequest.Operation) -> String {
-        let operationText = operation.keyText
-        var key = String(utf8Capacity: Self.keyPrefix.utf8.count + source.identity.utf8.count + 1 + operationText.utf8.count) { text in
+    /// The memory cache's key for `operation` on `source`: integers and the operation, no text.
+    func cacheKey(_ source: ResolvedSource, _ operation: DerivativeRequest.Operation) -> DerivativeKey {
+        if case .storyboardVTT = operation { return DerivativeKey(file: source.file, operation: operation, path: source.encodedPath) }
+        return DerivativeKey(file: source.file, operation: operation, path: nil)
+    }
+
+    /// The disk cache's key for `key`: the version, the file's identity and the operation as text (and, for a
+    /// storyboard's WebVTT, the sheet URLs' tag and the path), so that servers sharing a folder agree on it.
+    /// Built only when the disk cache is read or written.
+    func diskKey(_ key: DerivativeKey) -> String {
+        let identity = key.file.text, operationText = key.operation.keyText
+        var text = String(utf8Capacity: Self.keyPrefix.utf8.count + identity.utf8.count + 1 + operationText.utf8.count) { text in
             text.append(Self.keyPrefix)
-            text.append(source.identity)
+            text.append(identity)
             text.append(ascii: UInt8(ascii: "|"))
             text.append(operationText)
         }
-        if case .storyboardVTT = operation { key += "|\(configuration.storyboardURLTag)|\(source.encodedPath)" }
-        return key
+        if let path = key.path { text += "|\(configuration.storyboardURLTag)|\(path)" }
+        return text
     }
 
     /// What every cache key starts with: a new version never reads an older one's derivatives.
@@ -156,12 +160,12 @@ public final class DerivativeService: Sendable {
     }
 
     private struct Flights {
-        var byKey: [String: Flight] = [:]
+        var byKey: [DerivativeKey: Flight] = [:]
         var nextWaiter: UInt64 = 0
     }
 
     /// Awaits the job for `key`, starting it if none runs. The job runs on the worker pool.
-    private func coalesced(key: String, job: @escaping @Sendable (CancelToken) throws -> Derivative) async throws -> Derivative {
+    private func coalesced(key: DerivativeKey, job: @escaping @Sendable (CancelToken) throws -> Derivative) async throws -> Derivative {
         let waiter = flights.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -214,7 +218,7 @@ public final class DerivativeService: Sendable {
         }
     }
 
-    private func finish(key: String, token: CancelToken, result: Result<Derivative, any Error>) {
+    private func finish(key: DerivativeKey, token: CancelToken, result: Result<Derivative, any Error>) {
         let waiters = flights.withLock { state -> [CheckedContinuation<Derivative, any Error>] in
             guard let flight = state.byKey[key], flight.token === token else { return [] }
             state.byKey[key] = nil
@@ -225,7 +229,7 @@ public final class DerivativeService: Sendable {
 
     // MARK: - Jobs (on a worker thread)
 
-    private func produce(_ request: DerivativeRequest, source: ResolvedSource, key: String, token: CancelToken) throws -> Derivative {
+    private func produce(_ request: DerivativeRequest, source: ResolvedSource, key: DerivativeKey, token: CancelToken) throws -> Derivative {
         if case .original = request.operation {
             // The source itself: no job to count and nothing worth a disk copy; hashed once for its ETag.
             let made = try make(.original, source: source, token: token)
@@ -233,14 +237,14 @@ public final class DerivativeService: Sendable {
             memory.insert(derivative, for: key)
             return derivative
         }
-        if let cached = disk?.value(for: key, fileMinimumBytes: configuration.sendfileMinimumBytes) {
+        if let cached = disk?.value(for: diskKey(key), fileMinimumBytes: configuration.sendfileMinimumBytes) {
             observer?(.cache(.disk))
             guard let file = cached.file else {
                 memory.insert(cached, for: key)
                 return cached
             }
             // Held open for the hits to come; this request, which may come through the public API, gets bytes.
-            files.insert(cached, for: key)
+            memory.insert(cached, for: key)
             return Derivative(bytes: try file.read(offset: 0, length: file.size), contentType: cached.contentType,
                               etag: cached.etag, cache: .disk)
         }
@@ -265,10 +269,10 @@ public final class DerivativeService: Sendable {
 
     /// Puts a made derivative in the caches: the disk cache first, then in memory its bytes, or, from
     /// `sendfileMinimumBytes`, its disk-cache object held open.
-    private func keep(_ derivative: Derivative, for key: String) {
-        guard let disk, let object = disk.insert(derivative, for: key) else { return memory.insert(derivative, for: key) }
+    private func keep(_ derivative: Derivative, for key: DerivativeKey) {
+        guard let disk, let object = disk.insert(derivative, for: diskKey(key)) else { return memory.insert(derivative, for: key) }
         if derivative.size >= configuration.sendfileMinimumBytes, let file = CachedFile(path: object), file.size == derivative.size {
-            files.insert(Derivative(bytes: ByteBuffer(), contentType: derivative.contentType, etag: derivative.etag,
+            memory.insert(Derivative(bytes: ByteBuffer(), contentType: derivative.contentType, etag: derivative.etag,
                                     cache: .disk, file: file), for: key)
         } else {
             memory.insert(derivative, for: key)

@@ -1,29 +1,38 @@
 import Synchronization
 
-/// An LRU cache of finished derivatives with a cost limit, as Nuke's `ImageCache`: by default an entry costs
-/// its size in bytes, none may cost more than `entryLimit`, and the least recently used go first when the
-/// total passes `costLimit`. Lookups and inserts are O(1) under one lock; values are returned, never copied
-/// (`Derivative.bytes` is a shared buffer). The service keeps a second one, costed by entry, of disk-cache
-/// objects held open (`Derivative.file`).
+/// The service's memory cache of finished derivatives: one map, one lookup, two LRU lists with a budget
+/// each, as Nuke's `ImageCache` keeps one.
+///
+/// - Bytes (`Derivative.bytes`): an entry costs its size plus `entryOverhead`, none may cost more than
+///   `entryLimit`, and the least recently used go first when the total passes `costLimit`.
+/// - Open disk-cache objects (`Derivative.file`, sent with `sendfile`): an entry costs one descriptor, and
+///   the least recently used are dropped (closed once no response uses them) past `fileLimit`.
+///
+/// A key holds one entry of either kind; storing one replaces the other. Lookups and inserts are O(1) under
+/// one lock; values are returned, never copied (`Derivative.bytes` is a shared buffer, `file` a shared
+/// descriptor).
 final class MemoryCache: Sendable {
     private final class Node {
-        let key: String
+        let key: DerivativeKey
         var value: Derivative
-        var cost: Int
+        let cost: Int
+        let isFile: Bool
         var previous: Node?
         var next: Node?
-        init(key: String, value: Derivative, cost: Int) {
+        init(key: DerivativeKey, value: Derivative, cost: Int, isFile: Bool) {
             self.key = key
             self.value = value
             self.cost = cost
+            self.isFile = isFile
         }
     }
 
-    private struct State: ~Copyable {
-        var nodes: [String: Node] = [:]
-        var head: Node?  // most recently used
-        var tail: Node?  // least recently used
+    /// One kind's entries, most recently used first, and their total cost.
+    private struct List {
+        var head: Node?
+        var tail: Node?
         var totalCost = 0
+        var count = 0
 
         mutating func unlink(_ node: Node) {
             node.previous?.next = node.next
@@ -42,62 +51,98 @@ final class MemoryCache: Sendable {
         }
     }
 
-    /// Total byte cost kept at most.
+    private struct State: ~Copyable {
+        var nodes: [DerivativeKey: Node] = [:]
+        var bytes = List()
+        var files = List()
+
+        mutating func remove(_ node: Node) {
+            if node.isFile {
+                files.unlink(node)
+                files.totalCost -= node.cost
+                files.count -= 1
+            } else {
+                bytes.unlink(node)
+                bytes.totalCost -= node.cost
+                bytes.count -= 1
+            }
+        }
+    }
+
+    /// Total byte cost of the bytes entries kept at most.
     let costLimit: Int
-    /// Largest single entry admitted.
+    /// Largest single bytes entry admitted.
     let entryLimit: Int
-    /// Each entry costs one instead of its bytes.
-    private let countsEntries: Bool
+    /// Most open disk-cache objects kept.
+    let fileLimit: Int
     private let state = Mutex(State())
 
-    /// A cache of at most `costLimit` bytes, no entry over `entryFraction` of it.
-    init(costLimit: Int, entryFraction: Double) {
+    /// What an entry costs beyond its bytes: the node, its key and its slot in the map, about.
+    static let entryOverhead = 192
+
+    /// A cache of at most `costLimit` bytes, no entry over `entryFraction` of it, and at most `fileLimit`
+    /// open disk-cache objects.
+    init(costLimit: Int, entryFraction: Double, fileLimit: Int) {
         self.costLimit = max(0, costLimit)
         self.entryLimit = Int(Double(max(0, costLimit)) * entryFraction)
-        countsEntries = false
+        self.fileLimit = max(0, fileLimit)
     }
 
-    /// A cache of at most `entries` entries, whatever their size.
-    init(entries: Int) {
-        costLimit = max(0, entries)
-        entryLimit = 1
-        countsEntries = true
-    }
-
-    /// The entry for `key`, marked most recently used.
-    func value(for key: String) -> Derivative? {
+    /// The entry for `key`, marked most recently used of its kind.
+    func value(for key: DerivativeKey) -> Derivative? {
         state.withLock { state in
             guard let node = state.nodes[key] else { return nil }
-            state.unlink(node)
-            state.pushFront(node)
+            if node.isFile {
+                if state.files.head !== node {
+                    state.files.unlink(node)
+                    state.files.pushFront(node)
+                }
+            } else if state.bytes.head !== node {
+                state.bytes.unlink(node)
+                state.bytes.pushFront(node)
+            }
             return node.value
         }
     }
 
-    /// Stores `value`, evicting least recently used entries to stay within the limit. Entries over
-    /// `entryLimit` are not stored.
-    func insert(_ value: Derivative, for key: String) {
-        let cost = countsEntries ? 1 : value.size + key.utf8.count + 128
-        guard cost <= entryLimit else { return }
+    /// Stores `value` (as an open object if its `file` is set, else as bytes), replacing the key's entry of
+    /// either kind, and drops least recently used entries of that kind to stay within its budget. A bytes
+    /// entry over `entryLimit`, or any object when `fileLimit` is 0, is not stored (an older entry stays).
+    func insert(_ value: Derivative, for key: DerivativeKey) {
+        let isFile = value.file != nil
+        let cost = isFile ? 1 : value.size + Self.entryOverhead
+        guard isFile ? fileLimit > 0 : cost <= entryLimit else { return }
         state.withLock { state in
             if let old = state.nodes[key] {
-                state.totalCost -= old.cost
-                state.unlink(old)
+                state.remove(old)
             }
-            let node = Node(key: key, value: value, cost: cost)
+            let node = Node(key: key, value: value, cost: cost, isFile: isFile)
             state.nodes[key] = node
-            state.pushFront(node)
-            state.totalCost += cost
-            while state.totalCost > costLimit, let last = state.tail {
-                state.unlink(last)
-                state.nodes[last.key] = nil
-                state.totalCost -= last.cost
+            if isFile {
+                state.files.pushFront(node)
+                state.files.totalCost += cost
+                state.files.count += 1
+                while state.files.totalCost > fileLimit, let last = state.files.tail {
+                    state.remove(last)
+                    state.nodes[last.key] = nil
+                }
+            } else {
+                state.bytes.pushFront(node)
+                state.bytes.totalCost += cost
+                state.bytes.count += 1
+                while state.bytes.totalCost > costLimit, let last = state.bytes.tail {
+                    state.remove(last)
+                    state.nodes[last.key] = nil
+                }
             }
         }
     }
 
-    /// Current total cost in bytes and number of entries.
+    /// The bytes entries' total cost and number (open objects are not counted).
     var usage: (bytes: Int, count: Int) {
-        state.withLock { ($0.totalCost, $0.nodes.count) }
+        state.withLock { ($0.bytes.totalCost, $0.bytes.count) }
     }
+
+    /// Disk-cache objects held open.
+    var openFiles: Int { state.withLock { $0.files.count } }
 }

@@ -5,37 +5,52 @@ import Glibc
 
 /// Resolving a request's path segments to a file inside the root, and the identity that keys its
 /// derivatives. Every request does this, cache hits included, so the common case (no symlink on the way)
-/// costs one `fstatat` per segment, relative to the root's descriptor; a symlink anywhere sends the request
-/// through `realpath`.
+/// costs one `fstatat` per segment, relative to the root's descriptor, and no text is built: the real path
+/// and the identity's text are spelled only when a job or the disk cache needs them. A symlink anywhere sends
+/// the request through `realpath`.
 /// Nothing is cached between requests: a changed file has a new identity at once.
 extension DerivativeService {
     /// A file under the root, resolved, with the identity that keys its derivatives.
     struct ResolvedSource: Sendable {
-        /// Real path (symlinks followed), inside the root.
-        var path: String
+        /// Where the file is: the root and the joined segments (no symlink on the way), or a real path.
+        private enum Location: Sendable {
+            case underRoot(root: String, relative: String)
+            case real(String)
+        }
+
+        private let location: Location
         /// The request's decoded path segments.
         var segments: [String]
-        /// "device:inode:size:mtime-ns" of the resolved file: many links to one file share derivatives.
-        var identity: String
-        var size: Int
+        /// Device, inode, size and mtime of the resolved file: many links to one file share derivatives.
+        var file: FileIdentity
+        var size: Int { file.size }
+
+        /// Real path (symlinks followed), inside the root. Built (one allocation) on each use.
+        var path: String {
+            switch location {
+            case .underRoot(let root, let relative): DerivativeService.join(root, relative)
+            case .real(let path): path
+            }
+        }
+
+        /// "device:inode:size:mtime-ns" of the resolved file (`FileIdentity.text`). Built on each use.
+        var identity: String { file.text }
 
         /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
         var encodedPath: String { URLPath.encode(segments) }
 
+        /// The file at the real path `path`, whose `stat` is `info`.
         init(path: String, segments: [String], info: stat) {
-            self.path = path
+            location = .real(path)
             self.segments = segments
-            let mtime = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-            identity = String(utf8Capacity: 3 + 4 * UTF8Builder.integerCapacity) { text in
-                text.append(decimal: UInt64(info.st_dev))
-                text.append(ascii: UInt8(ascii: ":"))
-                text.append(decimal: UInt64(info.st_ino))
-                text.append(ascii: UInt8(ascii: ":"))
-                text.append(decimal: Int(info.st_size))
-                text.append(ascii: UInt8(ascii: ":"))
-                text.append(decimal: mtime)
-            }
-            size = Int(info.st_size)
+            file = FileIdentity(info)
+        }
+
+        /// The file at `relative` under `root`, no symlink on the way, whose `stat` is `info`.
+        init(root: String, relative: String, segments: [String], info: stat) {
+            location = .underRoot(root: root, relative: relative)
+            self.segments = segments
+            file = FileIdentity(info)
         }
     }
 
@@ -48,23 +63,29 @@ extension DerivativeService {
             {
                 throw DerivativeServiceError.badPath("the path may not contain empty, '.' or '..' segments, '/', '\\\\' or NUL")
             }
-            if segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
+            // (`hasPrefix` compares characters; a segment that passes it starts with the byte first.)
+            if segment.utf8.first == UInt8(ascii: "."), segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
         }
         // Walk down from the root (opened at start) without following anything: while no component is a
         // symlink, root + the joined segments is the real path, and the last lstat is the file's own stat.
         var relative = ""
         var info = stat()
         for (index, segment) in segments.enumerated() {
-            if index > 0 { relative += "/" }
-            relative += segment
-            guard fstatat(rootDirectory, relative, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if index == 0 {
+                relative = segment
+            } else {
+                relative += "/"
+                relative += segment
+            }
+            // (withCString: passing the String itself converts it into a new array first.)
+            guard relative.withCString({ fstatat(rootDirectory, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
                 throw DerivativeServiceError.notFound("no such file")
             }
             switch info.st_mode & S_IFMT {
             case S_IFLNK: return try resolveFollowingLinks(segments)
             case S_IFDIR where index < segments.count - 1: continue
             case S_IFREG where index == segments.count - 1:
-                return ResolvedSource(path: Self.join(root, relative), segments: segments, info: info)
+                return ResolvedSource(root: root, relative: relative, segments: segments, info: info)
             default: throw DerivativeServiceError.notFound("no such file")
             }
         }

@@ -28,7 +28,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Disk cache folder (default: none). Several servers may share one.") var diskCache: String?
     @Option(help: "Disk cache limit; trimmed to 70% when over, e.g. 10GB.") var diskCacheSize = "10GB"
     @Option(help: "With --disk-cache: derivatives of at least this size are sent from their cache file with sendfile, smaller ones from memory; 'off' never sends files.")
-    var sendfileMin = "16KB"
+    var sendfileMin = "64KB"
     @Option(help: "Signing key, hex. With --salt, every request but /health and /metrics needs a valid sig.") var key: String?
     @Option(help: "Signing salt, hex.") var salt: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
