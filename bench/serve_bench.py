@@ -21,6 +21,9 @@ WORK = os.path.join(ROOT, "bench/work/serve")
 FLIPBOOK = os.path.join(ROOT, ".build/release/flipbook")
 CORPUS = os.environ.get("FLIPBOOK_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared/corpus")
 RUNS = int(os.environ.get("RUNS", "3"))
+# NGINX_OPEN_FILE_CACHE=1: nginx keeps its files open between requests (open_file_cache), saving the open, fstat
+# and close it otherwise makes per request; off by default, as Debian's nginx.conf ships.
+NGINX_OPEN_FILE_CACHE = os.environ.get("NGINX_OPEN_FILE_CACHE", "") not in ("", "0")
 # Pairs of the range scenario: its ratios are tight, so at least five medians' worth unless RUNS says otherwise.
 RANGE_RUNS = int(os.environ.get("RUNS", "5"))
 DURATION = os.environ.get("WRK_DURATION", "10s")
@@ -171,6 +174,7 @@ http {{
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
+    {"open_file_cache max=1000 inactive=60s;" if NGINX_OPEN_FILE_CACHE else ""}
     types {{ video/mp4 mp4; }}
     client_body_temp_path {conf_dir}/body;
     proxy_temp_path {conf_dir}/proxy;
@@ -265,6 +269,58 @@ def bench_ranges():
     print(f"   per-pair ratios, req/s: {[round(a.rps / b.rps, 2) for a, b in zip(fb_runs, ng_runs)]}; "
           f"CPU: {[round(a.cpu / b.cpu, 2) for a, b in zip(fb_runs, ng_runs)]}")
     bench_instructions(docroot)
+
+
+def strace_per_request(pids, url):
+    """System calls per request of the processes `pids` (every thread of each) while wrk runs 3 s against `url`:
+    `strace -c` counts them (it slows the server many times over, so only counts are read, never time)."""
+    tids = [t for p in pids for t in os.listdir(f"/proc/{p}/task")]
+    out = tempfile.mktemp(prefix="flipbook-strace-")
+    tracer = subprocess.Popen(["strace", "-c", "-o", out] + [a for t in tids for a in ("-p", t)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)  # attached (strace prints nothing on attach to a file; a second is ample)
+    client = subprocess.run(["wrk", "-t2", "-c64", "-d3s", "-H", "Range: " + RANGE, url], capture_output=True, text=True, check=True)
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait()
+    requests = int(re.search(r"(\d+) requests in", client.stdout).group(1))
+    calls = {}
+    for line in open(out):
+        fields = line.split()
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            calls[fields[-1]] = int(fields[3])
+    os.unlink(out)
+    return requests, {name: n / max(1, requests) for name, n in calls.items()}
+
+
+def bench_syscalls():
+    """The kernel's share, call by call: system calls per 64 KB range hit of each server (issue 47)."""
+    root = os.path.join(WORK, "root")
+    cache = tempfile.mkdtemp(prefix="flipbook-ranges-cache-")
+    fb, fb_port = start_flipbook(root, "--memory-cache", "256MB", "--disk-cache", cache)
+    try:
+        mp4 = get(f"http://127.0.0.1:{fb_port}/mp4/big.gif")
+        docroot = tempfile.mkdtemp(prefix="flipbook-nginx-root-")
+        os.chmod(docroot, 0o755)
+        with open(os.path.join(docroot, "big.mp4"), "wb") as f:
+            f.write(mp4)
+        os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
+        ng, ng_port = nginx(docroot)
+        try:
+            get(f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": RANGE})
+            fb_n, fb_calls = strace_per_request([fb.pid], f"http://127.0.0.1:{fb_port}/mp4/big.gif")
+            ng_n, ng_calls = strace_per_request(server_pids(ng.pid)[1:], f"http://127.0.0.1:{ng_port}/big.mp4")
+        finally:
+            stop(ng)
+    finally:
+        stop(fb)
+        shutil.rmtree(cache, ignore_errors=True)
+    print(f"== system calls per request, Range: {RANGE} (strace -c over wrk -t2 -c64 3 s; {fb_n} and {ng_n} requests)")
+    names = sorted(set(fb_calls) | set(ng_calls), key=lambda n: -(fb_calls.get(n, 0) + ng_calls.get(n, 0)))
+    for name in names:
+        a, b = fb_calls.get(name, 0), ng_calls.get(name, 0)
+        if a >= 0.005 or b >= 0.005:
+            print(f"   {name:<16} flipbook {a:6.2f}   nginx {b:6.2f}")
+    print(f"   {'all':<16} flipbook {sum(fb_calls.values()):6.2f}   nginx {sum(ng_calls.values()):6.2f}")
 
 
 def callgrind_per_request(cmd, url):
@@ -416,3 +472,4 @@ if __name__ == "__main__":
     if "ranges" in parts: bench_ranges()
     if "memory" in parts: bench_memory()
     if "cold" in parts: bench_cold()
+    if "syscalls" in parts: bench_syscalls()
