@@ -108,7 +108,8 @@ def main():
             name = os.path.basename(f)
             url = f"http://127.0.0.1:{port}/{name}"
             commands = {
-                "url": [BIN, "poster", url, "-o", os.path.join(out, "u.jpg"), "--size", "256", "--allow-private-sources", f"127.0.0.1:{port}"],
+                "url": [BIN, "poster", url, "-o", os.path.join(out, "u.jpg"), "--size", "256", "--allow-private-sources", f"127.0.0.1:{port}",
+                        "--max-source-bytes", "2GB"],
                 "file": [BIN, "poster", f, "-o", os.path.join(out, "f.jpg"), "--size", "256"],
                 "peer": ["ffmpegthumbnailer", "-i", url, "-o", os.path.join(out, "p.jpg"), "-s", "256"],
             }

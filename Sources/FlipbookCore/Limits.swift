@@ -7,8 +7,12 @@ public struct Limits: Sendable, Equatable {
     /// caps `maxCanvasPixels` and `maxVideoFramePixels`, so one number (`thumb --max-megapixels`) bounds
     /// every kind of input.
     public var maxPixels: Int = 100_000_000
-    /// Largest input accepted, in bytes. Default 512 MiB.
+    /// Largest input accepted, in bytes, of the kinds a decoder may hold whole (stills and animations). Default
+    /// 512 MiB. Videos are read by ranges through libavformat and bounded by `maxVideoInputBytes` instead.
     public var maxInputBytes: Int = 512 << 20
+    /// Largest video input accepted, in bytes. Default 1 TiB: a poster of a 2 GB recording reads a few
+    /// megabytes of it, and its memory follows the frame, not the file, as it does for ffmpeg.
+    public var maxVideoInputBytes: Int = 1 << 40
     /// Largest source decoded with scaling (WebP) or streamed row by row (PNG), in pixels. Memory then
     /// follows the thumbnail; this bounds only the decoding time. Default 1,000 megapixels.
     public var maxScaledPixels: Int = 1_000_000_000
@@ -74,6 +78,19 @@ public struct Limits: Sendable, Equatable {
             throw FlipbookError(.limitExceeded, "input is \(count) bytes, over the \(maxInputBytes)-byte limit")
         }
     }
+
+    /// Throws if an input of `count` bytes sniffed as `type` is over its limit: `maxVideoInputBytes` for a
+    /// video, `maxInputBytes` for anything else.
+    package func checkBytes(_ count: Int, type: MediaType) throws {
+        guard type.isVideo else { return try checkBytes(count) }
+        if count > maxVideoInputBytes {
+            throw FlipbookError(.limitExceeded, "video input is \(count) bytes, over the \(maxVideoInputBytes)-byte limit")
+        }
+    }
+
+    /// The most bytes any input may have, whatever its kind: the bound for opening a source before its type
+    /// is known.
+    public var maxAnyInputBytes: Int { max(maxInputBytes, maxVideoInputBytes) }
 
     /// Throws `.limitExceeded` naming the format (`what`) if an animation's header numbers are over the
     /// canvas, frame or duration limits. Called before the canvas is allocated.

@@ -295,12 +295,13 @@ public final class DerivativeService: Sendable {
         throws -> (bytes: [UInt8], contentType: String)
     {
         let file = try FileByteSource(path: source.path)
-        try configuration.limits.checkBytes(file.count)
         let media = MediaInput(source: file, name: source.encodedPath, limits: configuration.limits)
+        try configuration.limits.checkBytes(file.count, type: media.type)
         let isCancelled: @Sendable () -> Bool = { token.isCancelled }
         switch operation {
         case .original:
             guard media.type != .unknown else { throw FlipbookError(.unknownFormat, "not a recognised image or video format") }
+            try configuration.limits.checkBytes(file.count)  // held whole in the caches: the whole-input limit
             return (try file.withContiguousBytes { Array($0) }, Self.contentType(of: media.type))
         case .mp4(let maxSize):
             return (try gifToMP4(media, maxSize: maxSize, isCancelled: isCancelled), "video/mp4")

@@ -43,18 +43,21 @@ struct SourceOptions: ParsableArguments {
 }
 
 /// What a command's input names, opened: a local file, an S3 object or a URL, the last two read by ranges (a
-/// URL through the fetch guard). `limits.maxInputBytes` applies to all (for a URL, also the policy's limit).
+/// URL through the fetch guard). `limits` bounds each by its kind (for a URL, also the policy's limit).
 func openMedia(_ text: String, sources: SourceOptions, limits: Limits = Limits(), router: MediaRouter = .standard) throws -> MediaInput {
     switch try StoreLocation(text) {
     case .local(let path):
         return try MediaInput(path: path, limits: limits, router: router)
     case .http(let url):
         let source = try RemoteSource.open(url, policy: sources.policy)
-        try limits.checkBytes(source.count)
-        return MediaInput(source: source, name: url, limits: limits, router: router)
+        let input = MediaInput(source: source, name: url, limits: limits, router: router)
+        try limits.checkBytes(source.count, type: input.type)
+        return input
     case .s3(let bucket, let key):
         guard !key.isEmpty, !key.hasSuffix("/") else { throw FlipbookError(.invalidArgument, "\(text) names a prefix, not an object") }
-        let source = try S3Context.client().open(S3Object(bucket: bucket, key: key), maxBytes: limits.maxInputBytes)
-        return MediaInput(source: source, name: text, limits: limits, router: router)
+        let source = try S3Context.client().open(S3Object(bucket: bucket, key: key), maxBytes: limits.maxAnyInputBytes)
+        let input = MediaInput(source: source, name: text, limits: limits, router: router)
+        try limits.checkBytes(source.count, type: input.type)
+        return input
     }
 }

@@ -69,4 +69,19 @@ struct LimitsTests {
         #expect(code { _ = try MediaInput(path: path, limits: Limits(maxInputBytes: 74_557)) } == nil)
         #expect(code { _ = try MediaInput(path: path, limits: Limits(maxInputBytes: 74_556)) } == .limitExceeded)
     }
+
+    /// A video is read by ranges, so the whole-input limit does not apply to it: `maxVideoInputBytes` does
+    /// (a poster of a recording larger than 512 MiB works, as it does with ffmpeg).
+    @Test func videoInputBytes() throws {
+        let path = Corpus.file("video/mp4parse-rust/video_rotation_90.mp4")
+        let size = try FileByteSource(path: path).count
+        var limits = Limits(maxInputBytes: 100)
+        let input = try MediaInput(path: path, limits: limits)
+        #expect(input.type.isVideo)
+        #expect((try input.probe().width ?? 0) > 0)
+        limits.maxVideoInputBytes = size
+        #expect(code { _ = try MediaInput(path: path, limits: limits) } == nil)
+        limits.maxVideoInputBytes = size - 1
+        #expect(code { _ = try MediaInput(path: path, limits: limits) } == .limitExceeded)
+    }
 }

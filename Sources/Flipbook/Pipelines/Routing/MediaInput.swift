@@ -27,10 +27,10 @@ public struct MediaInput: Sendable {
     }
 
     /// Opens a file without reading it whole. Throws `.io` if it cannot be opened, `.limitExceeded` if it is
-    /// larger than `limits.maxInputBytes`.
+    /// larger than `limits.maxInputBytes` (`limits.maxVideoInputBytes` for a video).
     public init(path: String, limits: Limits = Limits(), router: MediaRouter = .standard) throws {
         let file = try FileByteSource(path: path)
-        try limits.checkBytes(file.count)
+        try limits.checkBytes(file.count, type: file.count > limits.maxInputBytes ? MediaType.sniff(file) : .unknown)
         self.init(source: file, name: path, limits: limits, router: router)
     }
 
