@@ -8,8 +8,8 @@ and with what a user would script around the aws CLI.
 2. convert: the bench's GIFs (scripts/make-bench-gifs.py, then the corpus's animated GIFs; 24 in all), bucket to
    bucket, `--jobs 2`, against `aws s3 cp` down, `ffmpeg -tune animation`, `aws s3 cp` up under `xargs -P 2`
    (target <= 0.5x its wall).
-3. ingest: PARTS=3 adds the default recipe through two workers with S3 in and out against local disk
-   (bench/ingest_worker.py's uploads; target within 1.2x); see docs/benchmarks.md.
+3. ingest: the default recipe through two workers with S3 in and out against local disk (bench/ingest_worker.py's
+   day of uploads, S3_INGEST_FILES of them, 200 by default; target within 1.2x).
 
     bench/s3.py BIN [rounds]      (needs the venv: boto3, moto[server], awscli)
 """
@@ -22,7 +22,7 @@ import remote  # noqa: E402  (clips, big_clip)
 BIN = os.path.abspath(sys.argv[1])
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 VENV = os.path.join(ROOT, ".build", "venv", "bin")
-PARTS = os.environ.get("PARTS", "1,2").split(",")
+PARTS = os.environ.get("PARTS", "1,2,3").split(",")
 
 
 def free_port():
@@ -172,6 +172,58 @@ def convert(stack):
     print(f"   per round: {[round(x[0] / y[0], 2) for x, y in zip(ours, peer)]}")
 
 
+def ingest(stack):
+    """The default recipe through two workers (--concurrency 1 each) on one PostgreSQL 15, sources and outputs
+    in S3 (through the counting proxy), against the same workers on local disk; alternating rounds, medians of
+    PostgreSQL's own clock (bench/ingest_worker.py's run_jobs: from the enqueueing commit to the last result's)."""
+    import boto3
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import ingest_worker as iw
+    files = int(os.environ.get("S3_INGEST_FILES", "200"))
+    tmp = tempfile.mkdtemp(prefix="flipbook-bench-s3-ingest-")
+    os.chmod(tmp, 0o755)
+    root = os.path.join(tmp, "root")
+    os.makedirs(root)
+    pg = iw.Postgres(settings=("track_commit_timestamp=on",))
+    saved = dict(os.environ)
+    try:
+        iw.Workers(BIN, pg, root, os.path.join(tmp, "out"), tmp).migrate().communicate()
+        day = iw.make_day(root, files)
+        client = boto3.client("s3", endpoint_url=stack.direct["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                              aws_access_key_id="bench", aws_secret_access_key="bench")
+        for bucket in ("uploads", "derived"):
+            client.create_bucket(Bucket=bucket)
+        for rel in day:
+            client.upload_file(os.path.join(root, rel), "uploads", rel)
+        os.environ.update(stack.env)  # the workers inherit it: credentials and the proxy's endpoint
+        print(f"\n== the default recipe on {files} distinct uploads (24 stills : 12 GIFs : 4 videos), two workers "
+              f"--concurrency 1, S3 in and out against local disk; {ROUNDS} alternating rounds, medians")
+        local, remote_, traffic = [], [], []
+        for i in range(ROUNDS):
+            def on_s3():
+                r0 = stack.traffic()
+                seconds = iw.run_jobs(pg, "s3://uploads/", f"s3://derived/r{i}/", tmp, day, "default", 2, 1)[0]
+                r1 = stack.traffic()
+                traffic.append((r1[0] - r0[0], r1[1] - r0[1]))
+                remote_.append(seconds)
+
+            def on_disk():
+                local.append(iw.run_jobs(pg, root, os.path.join(tmp, f"out-{i}"), tmp, day, "default", 2, 1)[0])
+            for run in ((on_s3, on_disk) if i % 2 == 0 else (on_disk, on_s3)):
+                run()
+        a, b = statistics.median(remote_), statistics.median(local)
+        requests, moved = statistics.median(t[0] for t in traffic), statistics.median(t[1] for t in traffic)
+        print(f"   S3 in and out {a:6.2f} s ({files / a:.1f} files/s), {requests / files:.1f} requests and "
+              f"{moved / files / 1e3:.0f} KB on the wire a source | local disk {b:6.2f} s ({files / b:.1f} files/s) | "
+              f"ratio {a / b:.2f}x (target <= 1.2x)")
+        print(f"   per round: {[round(x / y, 2) for x, y in zip(remote_, local)]}")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        pg.destroy()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     stack = Stack()
     try:
@@ -179,6 +231,8 @@ def main():
             posters(stack)
         if "2" in PARTS:
             convert(stack)
+        if "3" in PARTS:
+            ingest(stack)
     finally:
         stack.close()
 
