@@ -177,7 +177,9 @@ struct ConversionPlan {
     static func openSource(_ input: String, policy: FetchPolicy) throws -> any ByteSource {
         switch try StoreLocation(input) {
         case .local(let path): return try FileByteSource(path: path)
-        case .s3(let bucket, let key): return try S3Context.client().open(S3Object(bucket: bucket, key: key), maxBytes: Limits().maxInputBytes)
+        case .s3(let bucket, let key):
+            // An animation is read whole: up to 4 MiB in the first GET (most GIFs), not 64 KiB and doublings.
+            return try S3Context.client().open(S3Object(bucket: bucket, key: key), maxBytes: Limits().maxInputBytes, firstRead: 4 << 20)
         case .http(let url):
             var policy = policy
             policy.maxSourceBytes = min(policy.maxSourceBytes, Limits().maxInputBytes)

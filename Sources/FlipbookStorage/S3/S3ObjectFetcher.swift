@@ -21,10 +21,12 @@ package struct S3ObjectFetcher: RangeFetching {
 }
 
 extension S3Client {
-    /// `object` as a `ByteSource` read by ranges (its first 64 KiB fetched now). Throws `.limitExceeded` if it
-    /// is over `maxBytes`, and the client's typed errors.
-    package func open(_ object: S3Object, maxBytes: Int) throws -> HTTPRangeSource {
-        let source = try HTTPRangeSource(S3ObjectFetcher(client: self, object: object, maxBytes: maxBytes))
+    /// `object` as a `ByteSource` read by ranges (its first `firstRead` bytes fetched now: 64 KiB suits a
+    /// reader that seeks, such as a video's poster; a reader that will read the whole object, such as a GIF's
+    /// conversion, saves a paid request per doubling of the read-ahead with more). Throws `.limitExceeded` if
+    /// it is over `maxBytes`, and the client's typed errors.
+    package func open(_ object: S3Object, maxBytes: Int, firstRead: Int = 64 << 10) throws -> HTTPRangeSource {
+        let source = try HTTPRangeSource(S3ObjectFetcher(client: self, object: object, maxBytes: maxBytes), firstRead: firstRead)
         guard source.count <= maxBytes else {
             throw FlipbookError(.limitExceeded, "\(object) is \(source.count) bytes, over the limit of \(maxBytes) bytes")
         }
