@@ -1,6 +1,5 @@
 import CoreMetrics
 import FlipbookService
-import FlipbookStorage
 import Prometheus
 import Synchronization
 
@@ -12,6 +11,8 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
+    /// The fetch and S3 counters of the service's sources, copied in at each scrape.
+    private let sources: SourceCounterExport
 
     /// The four series a request updates, for one route and status (a class: one reference to take out of
     /// the table per request, not four).
@@ -75,6 +76,7 @@ public final class ServerMetrics: Sendable {
                                    .seconds(5), .seconds(10), .seconds(30)]
         factory.defaultDurationHistogramBuckets = buckets
         self.factory = factory
+        sources = SourceCounterExport(registry: registry)
         inFlightGauge = CoreMetrics.Gauge(label: "flipbook_http_in_flight", factory: factory)
         memoryHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "memory")], factory: factory)
         diskHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "disk")], factory: factory)
@@ -158,54 +160,8 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// What the counters of the service's fetches and S3 requests said at the last scrape: each scrape adds
-    /// the difference, so the Prometheus counters only move forward.
-    private struct SourceTotals {
-        var fetches = 0
-        var fetchBytes = 0
-        var refusals: [String: Int] = [:]
-        var s3Requests: [String: Int] = [:]
-        var s3Retries = 0
-        var s3Sent = 0
-        var s3Received = 0
-    }
-
-    private let sourceTotals = Mutex(SourceTotals())
-
-    /// Copies the fetch counters (`flipbook_source_fetches_total`, `flipbook_source_fetch_bytes_total`,
-    /// `flipbook_source_fetch_refusals_total{reason}`) and the S3 client's (`flipbook_s3_requests_total{operation}`,
-    /// `flipbook_s3_retries_total`, `flipbook_s3_bytes_total{direction}`) into the registry. At scrape time: a
-    /// handle per series that moved, made through the registry's lock.
-    func sources(fetch: FetchCounters?, s3: S3Counters?) {
-        sourceTotals.withLock { seen in
-            func add(_ label: String, _ delta: Int, _ dimensions: [(String, String)] = []) {
-                guard delta > 0 else { return }
-                CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory).increment(by: delta)
-            }
-            if let fetch {
-                let now = fetch.snapshot
-                add("flipbook_source_fetches_total", now.fetches - seen.fetches)
-                add("flipbook_source_fetch_bytes_total", now.bytes - seen.fetchBytes)
-                for (reason, count) in now.refusals {
-                    add("flipbook_source_fetch_refusals_total", count - seen.refusals[reason, default: 0], [("reason", reason)])
-                }
-                (seen.fetches, seen.fetchBytes, seen.refusals) = (now.fetches, now.bytes, now.refusals)
-            }
-            if let s3 {
-                let now = s3.snapshot
-                for (operation, count) in now.requests {
-                    add("flipbook_s3_requests_total", count - seen.s3Requests[operation, default: 0], [("operation", operation)])
-                }
-                add("flipbook_s3_retries_total", now.retries - seen.s3Retries)
-                add("flipbook_s3_bytes_total", now.sent - seen.s3Sent, [("direction", "sent")])
-                add("flipbook_s3_bytes_total", now.received - seen.s3Received, [("direction", "received")])
-                (seen.s3Requests, seen.s3Retries, seen.s3Sent, seen.s3Received) = (now.requests, now.retries, now.sent, now.received)
-            }
-        }
-    }
-
     func gauges(service: DerivativeService) {
-        sources(fetch: service.configuration.remoteSources?.counters, s3: service.configuration.s3Client?.counters)
+        sources.update(fetch: service.configuration.remoteSources?.counters, s3: service.configuration.s3Client?.counters)
         let depth = service.queueDepth
         queueDepthGauge.record(depth.waiting)
         jobsInFlightGauge.record(depth.running)
