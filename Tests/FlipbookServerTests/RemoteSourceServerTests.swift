@@ -35,7 +35,8 @@ import Glibc
     @Test func signedURLsAreFetchedCachedAndRevalidated() async throws {
         let origin = try Env.temporaryFolder("origin")
         try FileManager.default.copyItem(atPath: Env.samples + "/mandelbrot-1600x1200.jpg", toPath: origin + "/a.jpg")
-        let nginx = try NginxOrigin(root: origin)
+        // (Started off the cooperative pool: it waits for nginx to accept, and the in-process server needs the pool.)
+        let nginx = try await offPool { try NginxOrigin(root: origin) }
         let server = try await Self.server(root: origin, allowed: ["127.0.0.1:\(nginx.port)"])
         defer { Task { await server.stop() } }
         let url = nginx.url("/a.jpg")
