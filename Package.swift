@@ -114,12 +114,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP in here, so
-        // another server (Vapor, say) can use it the same way.
+        // The async front object (issue 11): coalescing, caches, a bounded worker pool. No HTTP server in here,
+        // so another server (Vapor, say) can use it the same way; sources beyond the disk (an S3 prefix as the
+        // root, URLs) come through FlipbookStorage.
         .target(
             name: "FlipbookService",
             dependencies: [
                 "Flipbook",
+                "FlipbookStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +133,7 @@ let package = Package(
             dependencies: [
                 "FlipbookService",
                 "FlipbookGallery",
+                "FlipbookStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -145,7 +148,7 @@ let package = Package(
         // The gallery (issue 12): folder listings and the page that plays them; HTTP-free, mounted by the server.
         .target(
             name: "FlipbookGallery",
-            dependencies: ["Flipbook", "FlipbookIngest"]
+            dependencies: ["Flipbook", "FlipbookIngest", "FlipbookStorage"]
         ),
         // The ingestion stage's library (issue 20): recipes, placeholders (ThumbHash, BlurHash) and the result
         // of one upload, written under an output root by content hash. `flipbook ingest` and `flipbook worker`
@@ -221,6 +224,7 @@ let package = Package(
             dependencies: [
                 "FlipbookServer",
                 "FlipbookService",
+                "FlipbookStorage",
                 "Flipbook",
                 "FlipbookTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Dispatch
 import Flipbook
+import FlipbookStorage
 import Synchronization
 
 /// The gallery's server-side half: `GET /list/<dir>` (a JSON page of a folder's media and subfolders) and
@@ -33,6 +34,10 @@ public final class Gallery: Sendable {
         public var limits = Limits()
         /// Turns a request target into the URL to emit (appends `sig=` when signing). Default: unchanged.
         public var sign: @Sendable (String) -> String = { $0 }
+        /// The S3 prefix to list instead of the folder `root` (a server whose root is `s3://BUCKET/PREFIX/`):
+        /// folders are the prefix's "/"-delimited common prefixes, files its keys, listed with ListObjectsV2 and
+        /// probed by ranged reads (cached by ETag). Default nil.
+        package var store: S3Store?
 
         /// A configuration serving `root` with every other default.
         public init(root: String) { self.root = root }
@@ -74,11 +79,15 @@ public final class Gallery: Sendable {
 
     /// A gallery of `configuration.root`. Throws `GalleryError` 404 if the root is not a folder.
     public init(configuration: Configuration) throws(GalleryError) {
-        guard let real = realPath(configuration.root), FileSystem.status(real)?.isDirectory == true else {
-            throw GalleryError.notFound("the root \(configuration.root) is not a folder")
-        }
         self.configuration = configuration
-        realRoot = real == "/" ? "" : real
+        if configuration.store != nil {
+            realRoot = ""
+        } else {
+            guard let real = realPath(configuration.root), FileSystem.status(real)?.isDirectory == true else {
+                throw GalleryError.notFound("the root \(configuration.root) is not a folder")
+            }
+            realRoot = real == "/" ? "" : real
+        }
         probes = ProbeCache(capacity: configuration.probeCacheEntries, limits: configuration.limits,
                             placeholders: configuration.placeholders)
     }
@@ -99,8 +108,18 @@ public final class Gallery: Sendable {
             guard let name = Cursor.decode(cursor) else { throw GalleryError(400, "bad-cursor", "the cursor was not made by this server") }
             after = name
         }
-        let folder = try resolveFolder(segments)
-        let names = try sortedNames(folder)
+        let names: [[UInt8]]
+        let make: @Sendable ([UInt8]) -> Item?
+        if let store = configuration.store {
+            let entries = try objectEntries(store, segments: segments)
+            names = entries.map(\.name)
+            let objects = Dictionary(entries.map { ($0.name, $0.object) }, uniquingKeysWith: { first, _ in first })
+            make = { [self] raw in objectItem(named: raw, object: objects[raw] ?? nil, in: segments, store: store) }
+        } else {
+            let folder = try resolveFolder(segments)
+            names = try sortedNames(folder)
+            make = { [self] raw in item(named: raw, in: segments, folder: folder) }
+        }
         var index = 0
         if let after { index = Self.firstIndex(after: after, in: names) }
         var items: [Item] = []
@@ -112,7 +131,7 @@ public final class Gallery: Sendable {
             let batch = Array(names[index..<min(names.count, index + min(limit - items.count, configuration.maxScan - scanned))])
             let found = Mutex([Item?](repeating: nil, count: batch.count))
             DispatchQueue.concurrentPerform(iterations: batch.count) { i in
-                let made = item(named: batch[i], in: segments, folder: folder)
+                let made = make(batch[i])
                 found.withLock { $0[i] = made }
             }
             items += found.withLock { $0.compactMap { $0 } }
@@ -189,14 +208,20 @@ public final class Gallery: Sendable {
               visible(relative), let status = FileSystem.status(real)
         else { return nil }
         let path = segments + [name]
-        let encoded = URLPath.encode(path)
-        let sign = configuration.sign
         if status.isDirectory {
-            return Item(kind: "folder", name: name, link: sign(Self.galleryTarget(path)))
+            return Item(kind: "folder", name: name, link: configuration.sign(Self.galleryTarget(path)))
         }
         guard status.isRegular else { return nil }
         let key = ProbeCache.Key(device: status.device, inode: status.inode, size: status.size, modifiedNs: status.modifiedNs)
         guard let entry = probes.entry(path: real, key: key) else { return nil }
+        return item(name: name, path: path, probe: entry)
+    }
+
+    /// The item of a media file named `name` at `path` (the folder's segments and the name), whose probe is
+    /// `entry`: its kind, signed poster, video and link URLs, and what the probe says.
+    func item(name: String, path: [String], probe entry: ProbeCache.Entry) -> Item {
+        let encoded = URLPath.encode(path)
+        let sign = configuration.sign
         let info = entry.info
         let size = configuration.tileSize
         let kind: String

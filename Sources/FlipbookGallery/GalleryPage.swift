@@ -8,7 +8,11 @@ extension Gallery {
     /// The page for the folder `segments` (empty for the root). Throws 404 like `list` for folders that do
     /// not exist, are hidden or lie outside the root. Cost: one realpath and stat.
     public func page(segments: [String]) throws(GalleryError) -> String {
-        _ = try resolveFolder(segments)
+        if let store = configuration.store {
+            _ = try objectEntries(store, segments: segments)
+        } else {
+            _ = try resolveFolder(segments)
+        }
         let sign = configuration.sign
         var crumbs = ["{\"name\":\"All\",\"link\":\(JSON.string(sign(Self.galleryTarget([]))))}"]
         for i in segments.indices {

@@ -44,6 +44,11 @@ final class ProbeCache: Sendable {
     /// placeholders on, decodes one small image: a still shrunk on load, an animation's first frame, a
     /// video's poster.
     func entry(path: String, key: Key) -> Entry? {
+        entry(key: key) { [limits] in try MediaInput(path: path, limits: limits) }
+    }
+
+    /// The same for a source `open` opens (an S3 object read by ranges), whose identity is `key`.
+    func entry(key: Key, open: () throws -> MediaInput) -> Entry? {
         if let hit = state.withLock({ s -> Entry?? in
             guard let cached = s.entries[key] else { return nil }
             s.tick += 1
@@ -52,7 +57,7 @@ final class ProbeCache: Sendable {
         }) {
             return hit
         }
-        let usable: Entry? = (try? MediaInput(path: path, limits: limits)).flatMap { input in
+        let usable: Entry? = (try? open()).flatMap { input in
             guard let info = try? input.probe(), info.type != .unknown else { return nil }
             let thumbhash = placeholders ? (try? Placeholder(input: input))?.thumbhash : nil
             return Entry(info: info, thumbhash: thumbhash)

@@ -14,6 +14,7 @@ extension FlipbookHTTPServer {
                 throw RequestTarget.RouteError(403, "bad-signature", "the sig parameter is missing or wrong")
             }
         }
+        if let url = try parsed.parameter("url") { return try remoteRequest(parsed, route: route, url: url) }
         var segments = parsed.segments
         let operation: DerivativeRequest.Operation
         switch route {
@@ -35,6 +36,39 @@ extension FlipbookHTTPServer {
         case .original: operation = .original
         }
         return DerivativeRequest(segments: segments, operation: operation)
+    }
+
+    /// The request for a source named by `?url=` (issue 44): only in a signed request (403 otherwise, whatever
+    /// the configuration: the signature was checked before this), only when the service fetches URLs (403
+    /// `remote-sources-off`), and with no path besides (400). A storyboard's WebVTT is `/storyboard?url=U`, its
+    /// sheets `/storyboard?url=U&sheet=N`.
+    private func remoteRequest(_ parsed: RequestTarget, route: MediaRoute, url: String) throws(RequestTarget.RouteError) -> DerivativeRequest {
+        guard configuration.signer != nil else {
+            throw RequestTarget.RouteError(403, "bad-signature", "a ?url= source is fetched only for a signed request")
+        }
+        guard service.configuration.remoteSources != nil else {
+            throw RequestTarget.RouteError(403, "remote-sources-off", "this server fetches no URLs (it was started without --remote-sources)")
+        }
+        guard parsed.segments.isEmpty else { throw RequestTarget.RouteError(400, "bad-path", "a request with ?url= names no path") }
+        guard !url.isEmpty else { throw RequestTarget.RouteError(400, "bad-parameter", "url is empty") }
+        let operation: DerivativeRequest.Operation
+        switch route {
+        case .mp4: operation = .mp4(maxSize: try parsed.size(default: nil))
+        case .thumb: operation = .thumb(try parsed.thumbnailRequest(defaultSize: 256))
+        case .poster: operation = .poster(try parsed.thumbnailRequest(defaultSize: 256))
+        case .preview: operation = .preview(size: try parsed.size(default: 320) ?? 320)
+        case .original: operation = .original
+        case .storyboard:
+            if let text = try parsed.parameter("sheet") {
+                guard !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text) else {
+                    throw RequestTarget.RouteError(400, "bad-parameter", "sheet must be a whole number")
+                }
+                operation = .storyboardSheet(n)
+            } else {
+                operation = .storyboardVTT
+            }
+        }
+        return DerivativeRequest(url: url, operation: operation)
     }
 
     /// `name.sheet-N.jpg` -> (name, N).

@@ -76,13 +76,19 @@ public final class FlipbookHTTPServer: Sendable {
             // files apart in a shared disk cache.
             configuration.service.storyboardSheetURL = { path, n in signer.sign("/storyboard/\(path).sheet-\(n).jpg") }
             configuration.service.storyboardURLTag = "signed:" + signer.signature(for: "storyboard-tag")
+            configuration.service.remoteStoryboardSheetURL = { url, n in signer.sign("/storyboard?url=\(url)&sheet=\(n)") }
+        }
+        // A server that fetches URLs for anyone who asks is an open proxy into its own network: URLs are only
+        // taken in signed requests.
+        if configuration.service.remoteSources != nil, configuration.signer == nil {
+            throw FlipbookError(.invalidArgument, "remote sources need signing: give a key and a salt (--key and --salt)")
         }
         self.configuration = configuration
         cacheControl = ResponseFields.legal(configuration.cacheControl)
         self.metrics = metrics
         self.logger = logger
         service = try DerivativeService(configuration: configuration.service) { metrics.event($0) }
-        gallery = try Self.makeGallery(configuration)
+        gallery = try Self.makeGallery(configuration, store: service.objectStore)
     }
 
     /// Runs until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish (up to
@@ -327,6 +333,18 @@ public final class FlipbookHTTPServer: Sendable {
             }
         case let e as FlipbookError:
             switch e.code {
+            // Sources fetched from elsewhere, mapped as imgproxy maps them (fetcher/errors.go): a refused
+            // address and an origin's 4xx are 404, a timeout 504, a source over the limit 422. An origin's 5xx,
+            // a connection that fails and a source that changed mid-read are 502 here, where imgproxy answers
+            // 500 or 404: they are an upstream's failure, which a CDN should not cache as a missing file.
+            case .fetchRefused, .notFound: return Self.error(404, e.code.rawValue, e.description)
+            case .fetchFailed:
+                if let status = e.context.flatMap(Self.upstreamStatus), (400..<500).contains(status) {
+                    return Self.error(404, e.code.rawValue, e.description)
+                }
+                return Self.error(502, e.code.rawValue, e.description)
+            case .timeout: return Self.error(504, e.code.rawValue, e.description)
+            case .sourceChanged, .accessDenied: return Self.error(502, e.code.rawValue, e.description)
             case .unknownFormat: return Self.error(415, "not-media", e.description)
             case .unsupported: return Self.error(415, "unsupported-media", e.description)
             case .limitExceeded: return Self.error(422, "limit-exceeded", e.description)
@@ -343,6 +361,13 @@ public final class FlipbookHTTPServer: Sendable {
             logger.error("internal error: \(error)")
             return Self.error(500, "internal", "internal error")
         }
+    }
+
+    /// The status an origin answered, from a fetch error's context (`http 404`, `s3 503 SlowDown`).
+    static func upstreamStatus(_ context: String) -> Int? {
+        let words = context.split(separator: " ")
+        guard words.count >= 2, words[0] == "http" || words[0] == "s3" else { return nil }
+        return Int(words[1])
     }
 
     /// The target for a log line: control characters escaped, at most 300 characters.

@@ -11,6 +11,8 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
+    /// The fetch and S3 counters of the service's sources, copied in at each scrape.
+    private let sources: SourceCounterExport
 
     /// The four series a request updates, for one route and status (a class: one reference to take out of
     /// the table per request, not four).
@@ -74,6 +76,7 @@ public final class ServerMetrics: Sendable {
                                    .seconds(5), .seconds(10), .seconds(30)]
         factory.defaultDurationHistogramBuckets = buckets
         self.factory = factory
+        sources = SourceCounterExport(registry: registry)
         inFlightGauge = CoreMetrics.Gauge(label: "flipbook_http_in_flight", factory: factory)
         memoryHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "memory")], factory: factory)
         diskHits = CoreMetrics.Counter(label: "flipbook_cache_hits_total", dimensions: [("cache", "disk")], factory: factory)
@@ -158,6 +161,7 @@ public final class ServerMetrics: Sendable {
     }
 
     func gauges(service: DerivativeService) {
+        sources.update(fetch: service.configuration.remoteSources?.counters, s3: service.configuration.s3Client?.counters)
         let depth = service.queueDepth
         queueDepthGauge.record(depth.waiting)
         jobsInFlightGauge.record(depth.running)

@@ -1,4 +1,5 @@
 import Flipbook
+import FlipbookStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,19 @@ extension DerivativeService {
     /// How a `DerivativeService` behaves. Every property documents its default; the defaults serve a
     /// desktop-sized machine and keep nothing on disk.
     public struct Configuration: Sendable {
-        /// The folder requests are resolved in; nothing outside it is ever read. No default.
+        /// The folder requests are resolved in; nothing outside it is ever read. May be an S3 prefix,
+        /// `s3://BUCKET/PREFIX/` (with `s3Client`): sources are then the keys under it, each request HEADs its
+        /// object, and derivatives are keyed by the object's ETag and size. No default.
         public var root: String
+        /// The client an `s3://` root is read with. Default nil.
+        package var s3Client: S3Client?
+        /// How sources named by URL (`DerivativeRequest(url:)`) are fetched: limits, the address guard, host
+        /// lists, counters. Default nil: every URL is refused (`fetch-refused`).
+        package var remoteSources: FetchPolicy?
+        /// Threads that wait on the network while a remote source is resolved (a HEAD, a revalidation, a
+        /// first ranged GET), so that the decode workers never do; only made for an S3 root or with
+        /// `remoteSources`. Default 8.
+        public var fetchThreads = 8
         /// Byte-cost limit of the in-memory cache of finished derivatives. Default 256 MB.
         public var memoryCacheBytes: Int = 256 << 20
         /// No single entry may cost more than this fraction of `memoryCacheBytes` (as in Nuke). Default 0.1.
@@ -48,6 +60,12 @@ extension DerivativeService {
         /// that signs URLs signs them here. Default `/storyboard/<path>.sheet-N.jpg`.
         public var storyboardSheetURL: @Sendable (_ encodedPath: String, _ sheet: Int) -> String = {
             "/storyboard/\($0).sheet-\($1).jpg"
+        }
+        /// Builds the URL a storyboard's WebVTT gives for sheet N of a source named by URL (the URL
+        /// percent-encoded as a query value); a server that signs URLs signs them here. Default
+        /// `/storyboard?url=<url>&sheet=N`.
+        public var remoteStoryboardSheetURL: @Sendable (_ encodedURL: String, _ sheet: Int) -> String = {
+            "/storyboard?url=\($0)&sheet=\($1)"
         }
         /// Distinguishes storyboard WebVTT files made with different `storyboardSheetURL` functions in a
         /// shared disk cache (a server puts a hash of its signing key here). Default "".

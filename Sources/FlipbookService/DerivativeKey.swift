@@ -8,6 +8,9 @@ struct DerivativeKey: Hashable, Sendable {
     var operation: DerivativeRequest.Operation
     /// The request's percent-encoded path for `.storyboardVTT`; nil for every other operation.
     var path: String?
+    /// For a source that is not a local file, what identifies its bytes (`ResolvedSource.remote`: an S3
+    /// object's URL, ETag and size; a URL and the origin's validator); nil for a file under a local root.
+    var remote: String? = nil
 
     /// Hashes what tells entries apart in practice (the file's inode and mtime, the operation's kind and
     /// size); `==` compares everything. The synthesised hash fed every field and the operation's payload

@@ -54,14 +54,24 @@ public struct DerivativeRequest: Sendable, Hashable {
     }
 
     /// The file, relative to the configured root, as decoded path segments (no "", ".", ".." or "/"
-    /// inside a segment; `DerivativeService` rejects them again).
+    /// inside a segment; `DerivativeService` rejects them again). Empty when `url` names the source.
     public var segments: [String]
+    /// An `http` or `https` URL to fetch the source from instead of the root, through the fetch guard of
+    /// `Configuration.remoteSources` (a service without one refuses it with `fetch-refused`). Default nil.
+    public var url: String?
     /// What to make of the file.
     public var operation: Operation
 
     /// A request for `operation` on the file at `segments` under the root.
     public init(segments: [String], operation: Operation) {
         self.segments = segments
+        self.operation = operation
+    }
+
+    /// A request for `operation` on the source at `url` (http or https), fetched by ranges.
+    public init(url: String, operation: Operation) {
+        self.segments = []
+        self.url = url
         self.operation = operation
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Flipbook
+import FlipbookStorage
 import NIOCore
 import Synchronization
 #if canImport(Glibc)
@@ -26,6 +27,12 @@ public final class DerivativeService: Sendable {
     let memory: MemoryCache
     let disk: DiskCache?
     let pool: WorkerPool
+    /// The S3 prefix served when the root is `s3://BUCKET/PREFIX/`; nil for a local root.
+    package let objectStore: S3Store?
+    /// Threads that resolve remote sources (they wait on the network); nil when there are none to resolve.
+    let fetchPool: WorkerPool?
+    /// The validators of URL sources fetched before, for revalidation.
+    let validators = KnownValidators()
     let observer: (@Sendable (ServiceEvent) -> Void)?
     private let flights = Mutex(Flights())
     private let jobCounts = Mutex([String: Int]())
@@ -41,15 +48,28 @@ public final class DerivativeService: Sendable {
     /// Starts the worker threads and opens (creating) the disk cache folder. Throws `.io` if the root or
     /// the disk cache folder cannot be used.
     public init(configuration: Configuration, observer: (@Sendable (ServiceEvent) -> Void)? = nil) throws {
-        guard let real = realpath(configuration.root, nil) else {
-            throw FlipbookError(.io, "cannot resolve the root \(configuration.root)", underlying: String(cString: strerror(errno)))
+        if case .s3(let bucket, let prefix)? = try? StoreLocation(configuration.root) {
+            guard let client = configuration.s3Client else {
+                throw FlipbookError(.invalidArgument, "the root \(configuration.root) is an S3 prefix, and no S3 client was given")
+            }
+            let store = S3Store(client: client, bucket: bucket, prefix: prefix)
+            objectStore = store
+            root = store.root
+            rootDirectory = -1
+        } else {
+            guard let real = realpath(configuration.root, nil) else {
+                throw FlipbookError(.io, "cannot resolve the root \(configuration.root)", underlying: String(cString: strerror(errno)))
+            }
+            root = String(cString: real)
+            free(real)
+            rootDirectory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard rootDirectory >= 0 else {
+                throw FlipbookError(.io, "cannot open the root \(root)", underlying: String(cString: strerror(errno)))
+            }
+            objectStore = nil
         }
-        root = String(cString: real)
-        free(real)
-        rootDirectory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard rootDirectory >= 0 else {
-            throw FlipbookError(.io, "cannot open the root \(root)", underlying: String(cString: strerror(errno)))
-        }
+        fetchPool = objectStore != nil || configuration.remoteSources != nil
+            ? WorkerPool(threads: configuration.fetchThreads, queueLimit: max(64, configuration.queueLimit * 4)) : nil
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCacheBytes, entryFraction: configuration.memoryCacheEntryFraction,
                              fileLimit: configuration.openFileLimit)
@@ -60,7 +80,18 @@ public final class DerivativeService: Sendable {
 
     deinit {
         pool.shutdown()
-        close(rootDirectory)
+        fetchPool?.shutdown()
+        if rootDirectory >= 0 { close(rootDirectory) }
+    }
+
+    /// Whether a request's source is resolved over the network (a URL, or any path under an S3 root).
+    func isRemote(_ request: DerivativeRequest) -> Bool { request.url != nil || objectStore != nil }
+
+    /// The request's source, resolved: a local path at once (a few `fstatat`s), a remote one on a fetch thread.
+    func resolveSource(_ request: DerivativeRequest) async throws -> ResolvedSource {
+        guard isRemote(request) else { return try resolve(request.segments) }
+        guard let fetchPool else { throw FlipbookError(.fetchRefused, "this server fetches no URLs (remote sources are off)") }
+        return try await fetchPool.run { try self.resolveRemote(request) }
     }
 
     /// Jobs actually run so far, by kind (mp4, thumb, poster, preview, storyboard, original).
@@ -79,7 +110,7 @@ public final class DerivativeService: Sendable {
     /// media, busy, timeout), `FlipbookError` from the library (limits, corrupt input), or
     /// `CancellationError` when the calling task is cancelled (the job goes on only if others await it).
     public func derivative(_ request: DerivativeRequest) async throws -> Derivative {
-        let source = try resolve(request.segments)
+        let source = try await resolveSource(request)
         let key = cacheKey(source, request.operation)
         // An open disk-cache object is read on a worker (`produce`), never here.
         if var hit = memory.value(for: key), hit.file == nil {
@@ -93,6 +124,8 @@ public final class DerivativeService: Sendable {
     /// The derivative if the memory cache already holds it: no job, no waiting, no disk I/O. A server uses
     /// this to answer hits without setting up cancellation on client disconnect.
     public func cachedDerivative(_ request: DerivativeRequest) throws -> Derivative? {
+        // A remote source's identity needs a request to the network: never here.
+        guard !isRemote(request) else { return nil }
         let source = try resolve(request.segments)
         guard var hit = memory.value(for: cacheKey(source, request.operation)), hit.file == nil else { return nil }
         observer?(.cache(.memory))
@@ -104,6 +137,7 @@ public final class DerivativeService: Sendable {
     /// and `bytes` empty): what a server that can send a file answers a hit with. No job, no waiting, no I/O
     /// but the path's `fstatat`.
     package func cachedEntry(_ request: DerivativeRequest) throws -> Derivative? {
+        guard !isRemote(request) else { return nil }
         let source = try resolve(request.segments)
         guard var hit = memory.value(for: cacheKey(source, request.operation)) else { return nil }
         let outcome: Derivative.CacheOutcome = hit.file == nil ? .memory : .disk
@@ -114,15 +148,17 @@ public final class DerivativeService: Sendable {
 
     /// The memory cache's key for `operation` on `source`: integers and the operation, no text.
     func cacheKey(_ source: ResolvedSource, _ operation: DerivativeRequest.Operation) -> DerivativeKey {
-        if case .storyboardVTT = operation { return DerivativeKey(file: source.file, operation: operation, path: source.encodedPath) }
-        return DerivativeKey(file: source.file, operation: operation, path: nil)
+        if case .storyboardVTT = operation {
+            return DerivativeKey(file: source.file, operation: operation, path: source.encodedPath, remote: source.remote)
+        }
+        return DerivativeKey(file: source.file, operation: operation, path: nil, remote: source.remote)
     }
 
     /// The disk cache's key for `key`: the version, the file's identity and the operation as text (and, for a
     /// storyboard's WebVTT, the sheet URLs' tag and the path), so that servers sharing a folder agree on it.
     /// Built only when the disk cache is read or written.
     func diskKey(_ key: DerivativeKey) -> String {
-        let identity = key.file.text, operationText = key.operation.keyText
+        let identity = key.remote ?? key.file.text, operationText = key.operation.keyText
         var text = String(utf8Capacity: Self.keyPrefix.utf8.count + identity.utf8.count + 1 + operationText.utf8.count) { text in
             text.append(Self.keyPrefix)
             text.append(identity)
@@ -294,8 +330,8 @@ public final class DerivativeService: Sendable {
     private func make(_ operation: DerivativeRequest.Operation, source: ResolvedSource, token: CancelToken)
         throws -> (bytes: [UInt8], contentType: String)
     {
-        let file = try FileByteSource(path: source.path)
-        let media = MediaInput(source: file, name: source.encodedPath, limits: configuration.limits)
+        let file = try source.open()
+        let media = MediaInput(source: file, name: source.remote == nil ? source.encodedPath : source.path, limits: configuration.limits)
         try configuration.limits.checkBytes(file.count, type: media.type)
         let isCancelled: @Sendable () -> Bool = { token.isCancelled }
         switch operation {
@@ -327,7 +363,7 @@ public final class DerivativeService: Sendable {
             var options = StoryboardOptions()
             options.isCancelled = isCancelled
             let board = try Storyboard.make(media, options: options)
-            let urlFor = configuration.storyboardSheetURL
+            let urlFor = source.isURL ? configuration.remoteStoryboardSheetURL : configuration.storyboardSheetURL
             let vtt = Array(board.webVTT(sheetName: { urlFor(source.encodedPath, $0) }).utf8)
             // One job makes the WebVTT and every sheet: cache them all, answer the one asked for.
             var answer: (bytes: [UInt8], contentType: String)?

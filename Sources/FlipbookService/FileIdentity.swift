@@ -20,6 +20,19 @@ struct FileIdentity: Hashable, Sendable {
         modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
     }
 
+    /// A stand-in for a source that is not a local file (an object, a URL), whose identity is `text` (the
+    /// object's name and ETag, the URL and its validator): device 0 and a 64-bit FNV-1a hash of the text as
+    /// the inode, so the memory cache's hash spreads such keys too. `DerivativeKey.remote` holds the text
+    /// itself, which `==` compares.
+    init(remote text: String, size: Int) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        device = 0
+        inode = hash
+        self.size = size
+        modified = 0
+    }
+
     /// "device:inode:size:mtime-ns", as the disk cache's keys spell it. Allocates the string.
     var text: String {
         String(utf8Capacity: 3 + 4 * UTF8Builder.integerCapacity) { text in

@@ -10,34 +10,64 @@ import Glibc
 /// the request through `realpath`.
 /// Nothing is cached between requests: a changed file has a new identity at once.
 extension DerivativeService {
-    /// A file under the root, resolved, with the identity that keys its derivatives.
+    /// A source, resolved, with the identity that keys its derivatives: a file under a local root, or a
+    /// source read over the network (an object under an S3 root, a URL), whose identity is its validator.
     struct ResolvedSource: Sendable {
-        /// Where the file is: the root and the joined segments (no symlink on the way), or a real path.
+        /// Where the file is: the root and the joined segments (no symlink on the way), a real path, or a
+        /// remote source.
         private enum Location: Sendable {
             case underRoot(root: String, relative: String)
             case real(String)
+            case remote(RemoteSourceAccess)
         }
 
         private let location: Location
-        /// The request's decoded path segments.
+        /// The request's decoded path segments (empty for a URL).
         var segments: [String]
-        /// Device, inode, size and mtime of the resolved file: many links to one file share derivatives.
+        /// Device, inode, size and mtime of the resolved file: many links to one file share derivatives. For a
+        /// remote source, a stand-in made from `remote` (`FileIdentity(remote:size:)`).
         var file: FileIdentity
         var size: Int { file.size }
 
-        /// Real path (symlinks followed), inside the root. Built (one allocation) on each use.
+        /// Real path (symlinks followed), inside the root; a remote source's name. Built on each use.
         var path: String {
             switch location {
             case .underRoot(let root, let relative): DerivativeService.join(root, relative)
             case .real(let path): path
+            case .remote(let access): access.name
             }
         }
 
-        /// "device:inode:size:mtime-ns" of the resolved file (`FileIdentity.text`). Built on each use.
-        var identity: String { file.text }
+        /// What identifies a remote source's bytes (the key of its derivatives); nil for a local file.
+        var remote: String? {
+            if case .remote(let access) = location { return access.identity }
+            return nil
+        }
 
-        /// The request's path, percent-encoded segment by segment (for URLs in storyboards).
-        var encodedPath: String { URLPath.encode(segments) }
+        /// Whether the source was named by a URL rather than a path under the root.
+        var isURL: Bool {
+            if case .remote(let access) = location { return access.isURL }
+            return false
+        }
+
+        /// "device:inode:size:mtime-ns" of the resolved file (`FileIdentity.text`). Built on each use.
+        var identity: String { remote ?? file.text }
+
+        /// The request's path, percent-encoded segment by segment (for URLs in storyboards); for a URL source,
+        /// the URL percent-encoded as one query value.
+        var encodedPath: String {
+            if case .remote(let access) = location, access.isURL { return URLPath.encode(access.name) }
+            return URLPath.encode(segments)
+        }
+
+        /// The source's bytes: the file opened, or the remote source (already open from its first fetch, or
+        /// opened now, pinned to the validator it was resolved with).
+        func open() throws -> any ByteSource {
+            switch location {
+            case .underRoot, .real: try FileByteSource(path: path)
+            case .remote(let access): try access.source()
+            }
+        }
 
         /// The file at the real path `path`, whose `stat` is `info`.
         init(path: String, segments: [String], info: stat) {
@@ -52,10 +82,18 @@ extension DerivativeService {
             self.segments = segments
             file = FileIdentity(info)
         }
+
+        /// A source read over the network, of `size` bytes.
+        init(remote access: RemoteSourceAccess, segments: [String], size: Int) {
+            location = .remote(access)
+            self.segments = segments
+            file = FileIdentity(remote: access.identity, size: size)
+        }
     }
 
-    /// Checks the segments, resolves symlinks and insists the result is a regular file inside the root.
-    func resolve(_ segments: [String]) throws -> ResolvedSource {
+    /// Refuses segments that could leave the root or name a hidden entry: empty, "." or "..", a slash, a backslash or
+    /// NUL inside one (400), a leading "." (404, as a dotfile is not there to be served).
+    static func checkSegments(_ segments: [String]) throws {
         guard !segments.isEmpty else { throw DerivativeServiceError.badPath("no file named") }
         for segment in segments {
             if segment.isEmpty || segment == "." || segment == ".."
@@ -66,6 +104,11 @@ extension DerivativeService {
             // (`hasPrefix` compares characters; a segment that passes it starts with the byte first.)
             if segment.utf8.first == UInt8(ascii: "."), segment.hasPrefix(".") { throw DerivativeServiceError.notFound("no such file") }
         }
+    }
+
+    /// Checks the segments, resolves symlinks and insists the result is a regular file inside the root.
+    func resolve(_ segments: [String]) throws -> ResolvedSource {
+        try Self.checkSegments(segments)
         // Walk down from the root (opened at start) without following anything: while no component is a
         // symlink, root + the joined segments is the real path, and the last lstat is the file's own stat.
         var relative = ""

@@ -12,6 +12,9 @@ enum S3Context {
     /// STS's client (web identity), made with the S3 one and, like it, kept for the life of the process.
     private static let sts = Mutex<HTTPClient?>(nil)
 
+    /// The client if this process has made it (a command that names no s3:// URL never does), for metrics.
+    static var existing: S3Client? { state.withLock { $0 } }
+
     /// The client, made once. Throws when the configuration cannot be read (a malformed file, a bad endpoint).
     static func client() throws -> S3Client {
         try state.withLock { held in

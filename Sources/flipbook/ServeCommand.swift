@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Flipbook
 import FlipbookServer
+import FlipbookStorage
 import Logging
 import Prometheus
 #if canImport(Glibc)
@@ -17,11 +18,15 @@ struct ServeCommand: ParsableCommand {
             URL API: GET|HEAD /mp4/<path>[?size=N], /thumb/<path>?size=N[&fit=inside|cover][&format=jpeg|webp|png], \
             /poster/<path>[?size=N], /preview/<path>[?size=N], /storyboard/<path>.vtt (and its sheets), \
             /original/<path>, /health, /metrics. Byte ranges and conditional requests follow RFC 9110. \
+            ROOT may be an S3 prefix, s3://BUCKET/PREFIX/ (configured as the aws CLI is). With \
+            --remote-sources (which needs --key and --salt), every media route also takes \
+            ?url=<percent-encoded http(s) URL> instead of a path, in signed requests only, fetched through \
+            the same guard and limits as every command's URL sources. \
             Sizes take B, KB, MB, GB (1024-based). SIGTERM or SIGINT: stop accepting, finish in-flight \
             requests (up to 10 s), exit 0.
             """)
 
-    @Argument(help: "The folder to serve; nothing outside it is ever read.") var root: String
+    @Argument(help: "The folder to serve, or an S3 prefix (s3://BUCKET/PREFIX/); nothing outside it is ever read.") var root: String
     @Option(help: "Address to bind (default: loopback only).") var host = "127.0.0.1"
     @Option(help: "Port (0: any free port, printed at start).") var port = 8080
     @Option(help: "Memory cache limit, e.g. 256MB.") var memoryCache = "256MB"
@@ -35,6 +40,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Decode/encode threads (default: the number of cores).") var workers: Int?
     @Option(help: "Jobs that may wait for a thread before requests get 503.") var queue = 64
     @Option(help: "Seconds a job may run before it is cancelled.") var jobTimeout = 60.0
+    @Flag(help: "Also take ?url=<http(s) URL> instead of a path on every media route, in signed requests only (needs --key and --salt).")
+    var remoteSources = false
+    @OptionGroup var sources: SourceOptions
 
     func validate() throws {
         guard Self.parseSize(memoryCache) != nil else { throw ValidationError("--memory-cache takes a size such as 256MB") }
@@ -43,6 +51,9 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: trace, debug, info, notice, warning, error or critical") }
         if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
+        if remoteSources, key == nil || salt == nil {
+            throw ValidationError("--remote-sources needs --key and --salt: URLs are fetched only for signed requests, or anyone could make this server fetch from inside its network")
+        }
         if let key, let salt, URLSigner(keyHex: key, saltHex: salt) == nil { throw ValidationError("--key and --salt must be hex (the key not empty)") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         guard queue >= 0 else { throw ValidationError("--queue must be 0 or more") }
@@ -64,6 +75,13 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let logger = bootstrapStderrLogging(levelName: logLevel, label: "flipbook.serve")
         var configuration = FlipbookHTTPServer.Configuration(root: root)
+        do {
+            if case .s3 = try StoreLocation(root) { configuration.service.s3Client = try S3Context.client() }
+        } catch {
+            printError("flipbook serve: \(describe(error))")
+            throw ExitCode(64)
+        }
+        if remoteSources { configuration.service.remoteSources = sources.policy }
         configuration.host = host
         configuration.port = port
         configuration.service.memoryCacheBytes = Self.parseSize(memoryCache)!

@@ -3,6 +3,8 @@ import Dispatch
 import Foundation
 import FlipbookCodecs
 import FlipbookIngest
+import FlipbookServer
+import FlipbookStorage
 import FlipbookWorker
 import Hummingbird
 import Logging
@@ -128,8 +130,9 @@ struct WorkerCommand: ParsableCommand {
             throw ExitCode(64)
         }
         configuration.tracer = export?.tracer
+        let policy = sources.policy
         let jobs = try WorkerJobs(root: root!, output: ingestOutput(output!), recipes: recipes, concurrency: configuration.concurrency,
-                                  policy: sources.policy, tracer: export?.tracer)
+                                  policy: policy, tracer: export?.tracer)
         let worker = QueueWorker(client: client, connection: connection, configuration: configuration, logger: logger) { jobs.run($0, $1) }
 
         worker.metrics.recordBuildInfo(BuildInfo.labels())
@@ -151,7 +154,8 @@ struct WorkerCommand: ParsableCommand {
                 if let metricsPort {
                     group.addTask {
                         do {
-                            try await WorkerHTTP.serve(worker: worker, host: metricsHost, port: metricsPort, logger: log)
+                            try await WorkerHTTP.serve(worker: worker, host: metricsHost, port: metricsPort, logger: log,
+                                                       fetches: policy.counters)
                         } catch {
                             printError("flipbook worker: metrics server: \(error)")
                         }
@@ -202,11 +206,15 @@ struct WorkerCommand: ParsableCommand {
 
 /// `/health` and `/metrics` for a worker.
 enum WorkerHTTP {
-    static func serve(worker: QueueWorker, host: String, port: Int, logger: Logger) async throws {
+    /// Serves them until cancelled; `/metrics` also counts the jobs' URL fetches (`fetches`) and S3 requests
+    /// (the process's S3 client, once a job has made it).
+    static func serve(worker: QueueWorker, host: String, port: Int, logger: Logger, fetches: FetchCounters) async throws {
         let router = Router()
+        let sources = SourceCounterExport(registry: worker.metrics.registry)
         router.get("health") { _, _ in "ok\n" }
         router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            sources.update(fetch: fetches, s3: S3Context.existing?.counters)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: worker.metrics.exposition())))
         }
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), onServerRunning: { channel in

@@ -47,7 +47,17 @@ final class ServeProcess: @unchecked Sendable {
         // Signalled when serve prints its address or its stderr ends (it exited): no deadline, as a loaded
         // machine may take long to start a debug build.
         ready.wait()
-        guard port > 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(output)"]) }
+        guard port > 0 else {
+            process.waitUntilExit()
+            throw DidNotStart(status: process.terminationStatus, output: output)
+        }
+    }
+
+    /// `flipbook serve` exited instead of listening.
+    struct DidNotStart: Error, CustomStringConvertible {
+        let status: Int32
+        let output: String
+        var description: String { "serve did not start (exit \(status)): \(output)" }
     }
 
     var output: String {
@@ -105,6 +115,22 @@ final class ServeProcess: @unchecked Sendable {
         let objects = try FileManager.default.subpathsOfDirectory(atPath: cache + "/objects").filter { $0.count > 60 }
         #expect(objects.count == 2)
         #expect(try await second.terminate() == 0)
+    }
+
+    /// Issue 44: `--remote-sources` without `--key`/`--salt` is a usage error (exit 64, as the CLI's other
+    /// usage errors), with a message that says why; it never starts listening.
+    @Test func remoteSourcesWithoutSigningExit64() async throws {
+        let root = try Env.makeRoot("remote-usage")
+        for extra in [["--remote-sources"], ["--remote-sources", "--key", "0a0b"]] {
+            do {
+                let server = try await ServeProcess.start([root] + extra)
+                _ = try await server.terminate()
+                Issue.record("serve \(extra) started")
+            } catch let error as ServeProcess.DidNotStart {
+                #expect(error.status == 64, "\(extra): \(error)")
+                #expect(error.output.contains("--key"), "\(extra): \(error.output)")
+            }
+        }
     }
 
     @Test func sigtermFinishesInFlightRequestsAndExitsZero() async throws {

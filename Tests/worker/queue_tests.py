@@ -1142,7 +1142,8 @@ http {{ access_log off; types {{ video/mp4 mp4; image/gif gif; }}
                    "file:///etc/passwd", f"http://127.0.0.1:{nginx_port}/missing.mp4"]
         run.enqueue(keys + ["s3://other/elsewhere.gif"] + urls + refused, recipe="default")
         run.workers.root, run.workers.out = "s3://uploads/", "s3://derived/"
-        run.workers.start("--concurrency", "2", "--allow-private-sources", f"127.0.0.1:{nginx_port}")
+        worker_log = os.path.join(run.workers.logdir, f"worker-{len(run.workers.procs)}.log")
+        run.workers.start("--concurrency", "2", "--allow-private-sources", f"127.0.0.1:{nginx_port}", "--metrics-port", "0")
         # Gone for four seconds once the first results are in.
         ok = wait_until(run.conn, "SELECT count(*) >= 2 FROM flipbook.jobs WHERE state = 'done'")
         check(ok, f"no job finished: {states(run.conn)}")
@@ -1178,6 +1179,16 @@ http {{ access_log off; types {{ video/mp4 mp4; image/gif gif; }}
         check(mine == theirs, f"through S3: {mine}\nlocally: {theirs}")
         (uploads,) = [s3.list_multipart_uploads(Bucket="derived").get("Uploads", [])]
         check(not uploads, f"multipart uploads left: {uploads}")
+        # The worker's /metrics counts its S3 requests and its fetches:
+        # the two URL jobs' GETs, the missing file's 404, the refusals by reason.
+        port = poll(lambda: metrics_address(worker_log), lambda port: port is not None, pause=0.1)
+        check(port is not None, "the worker never printed its metrics address")
+        m = samples(scrape(port, "/metrics")[1])
+        check(m.get('flipbook_s3_requests_total{operation="get"}', 0) >= len(keys), f"S3 GETs: {m}")
+        check(m.get('flipbook_s3_requests_total{operation="put"}', 0) >= len(keys), f"S3 PUTs: {m}")
+        check(m.get('flipbook_s3_bytes_total{direction="received"}', 0) > 0 and m.get('flipbook_s3_bytes_total{direction="sent"}', 0) > 0, f"{m}")
+        check(m.get("flipbook_source_fetches_total", 0) >= 3 and m.get("flipbook_source_fetch_bytes_total", 0) > 0, f"fetches: {m}")
+        check(m.get('flipbook_source_fetch_refusals_total{reason="private-address"}', 0) >= 2, f"refusals: {m}")
     finally:
         run.workers.stop_all()
         for p in procs:

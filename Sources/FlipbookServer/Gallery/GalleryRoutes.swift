@@ -1,4 +1,5 @@
 import FlipbookGallery
+import FlipbookStorage
 import Hummingbird
 
 /// The gallery's two routes on the server (issue 12), kept out of the main handler: `GET|HEAD /gallery/<dir>`
@@ -6,9 +7,11 @@ import Hummingbird
 /// names the folder itself. Signed like every other route when signing is on; the gallery signs every URL
 /// it emits with the same signer.
 extension FlipbookHTTPServer {
-    /// The gallery that lists `configuration.service.root`, signing with `configuration.signer`.
-    static func makeGallery(_ configuration: Configuration) throws -> Gallery {
+    /// The gallery that lists `configuration.service.root` (the S3 prefix `store`, when the root is one),
+    /// signing with `configuration.signer`.
+    static func makeGallery(_ configuration: Configuration, store: S3Store?) throws -> Gallery {
         var galleryConfiguration = Gallery.Configuration(root: configuration.service.root)
+        galleryConfiguration.store = store
         galleryConfiguration.limits = configuration.service.limits
         if let signer = configuration.signer { galleryConfiguration.sign = { signer.sign($0) } }
         return try Gallery(configuration: galleryConfiguration)

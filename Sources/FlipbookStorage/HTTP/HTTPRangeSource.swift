@@ -48,13 +48,20 @@ package final class HTTPRangeSource: ByteSource {
 
     /// Opens the object with its first ranged GET. Throws what the fetcher throws, and `.limitExceeded` for
     /// an origin that ignores ranges and sends more than the fetcher's limit.
-    package init(_ fetcher: any RangeFetching, firstRead: Int = 64 << 10, maxReadAhead: Int = 4 << 20,
-                 windowBytes: Int = 16 << 20) throws {
+    package convenience init(_ fetcher: any RangeFetching, firstRead: Int = 64 << 10, maxReadAhead: Int = 4 << 20,
+                             windowBytes: Int = 16 << 20) throws {
+        let answer = try fetcher.get(0..<max(1, firstRead), pin: nil)
+        try self.init(fetcher, first: answer, firstRead: firstRead, maxReadAhead: maxReadAhead, windowBytes: windowBytes)
+    }
+
+    /// The same, from the answer to a first GET of `0..<firstRead` the caller already has (a revalidation
+    /// that found the file changed carries the new first bytes): no request is made here.
+    package init(_ fetcher: any RangeFetching, first answer: HTTPExchange.Answer, firstRead: Int = 64 << 10,
+                 maxReadAhead: Int = 4 << 20, windowBytes: Int = 16 << 20) throws {
         self.fetcher = fetcher
         self.firstRead = max(1, firstRead)
         self.maxReadAhead = max(self.firstRead, maxReadAhead)
         self.windowBytes = max(self.maxReadAhead, windowBytes)
-        let answer = try fetcher.get(0..<self.firstRead, pin: nil)
         validator = RemoteValidator(etag: answer.header("etag"), lastModified: answer.header("last-modified"))
         contentType = answer.header("content-type")
         var state = State(readAhead: self.firstRead)

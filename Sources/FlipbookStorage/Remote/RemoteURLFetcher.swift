@@ -48,19 +48,34 @@ package final class RemoteURLFetcher: RangeFetching {
     }
 
     package func get(_ range: Range<Int>?, pin: RemoteValidator?) throws -> HTTPExchange.Answer {
+        try fetch(range, pin: pin, unlessMatching: nil)
+    }
+
+    /// A conditional GET of `range` that asks the origin whether the file still matches `validator`
+    /// (`If-None-Match` with its ETag, else `If-Modified-Since` with its date), through the same guard and
+    /// redirects as `get`: a `304` (no body) says it does, anything else is the answer a plain `get` would
+    /// have had (a `206` or `200` with the new bytes and validators). What a cache that keeps derivatives of a
+    /// URL sends instead of fetching the body again. Blocking; the same typed errors as `get`.
+    package func revalidate(_ validator: RemoteValidator, range: Range<Int>?) throws -> HTTPExchange.Answer {
+        try fetch(range, pin: nil, unlessMatching: validator)
+    }
+
+    private func fetch(_ range: Range<Int>?, pin: RemoteValidator?, unlessMatching: RemoteValidator?) throws -> HTTPExchange.Answer {
         let deadline = NIODeadline.now() + .milliseconds(Int64(policy.totalTimeoutSeconds * 1000))
         var url = current.withLock { $0?.url } ?? first
         var redirects = 0
         while true {
             let answer: HTTPExchange.Answer
             do {
-                answer = try send(url, range: range, pin: pin, deadline: deadline)
+                answer = try send(url, range: range, pin: pin, unlessMatching: unlessMatching, deadline: deadline)
             } catch var error as FlipbookError where redirects > 0 {
                 error.message = "redirected to \(url): " + error.message
                 throw error
             }
             switch answer.status {
             case 200, 206, 416:
+                return answer
+            case 304 where unlessMatching != nil:
                 return answer
             case 301, 302, 303, 307, 308:
                 guard let location = answer.header("location") else {
@@ -95,7 +110,8 @@ package final class RemoteURLFetcher: RangeFetching {
     }
 
     /// One GET of `url` (no redirect followed).
-    private func send(_ url: RemoteURL, range: Range<Int>?, pin: RemoteValidator?, deadline: NIODeadline) throws -> HTTPExchange.Answer {
+    private func send(_ url: RemoteURL, range: Range<Int>?, pin: RemoteValidator?, unlessMatching: RemoteValidator?,
+                      deadline: NIODeadline) throws -> HTTPExchange.Answer {
         let client = try client(for: url)
         var request = try HTTPClient.Request(url: url.description, method: .GET)
         request.headers.add(name: "User-Agent", value: policy.userAgent)
@@ -107,6 +123,14 @@ package final class RemoteURLFetcher: RangeFetching {
                 request.headers.add(name: "If-Match", value: etag)
             } else if let date = pin.lastModified {
                 request.headers.add(name: "If-Range", value: date)
+            }
+        }
+        if let validator = unlessMatching {
+            // A weak ETag is fine here (RFC 9110 13.1.2 compares If-None-Match weakly).
+            if let etag = validator.etag {
+                request.headers.add(name: "If-None-Match", value: etag)
+            } else if let date = validator.lastModified {
+                request.headers.add(name: "If-Modified-Since", value: date)
             }
         }
         let limit = pin != nil ? (range?.count ?? policy.maxSourceBytes) : policy.maxSourceBytes
