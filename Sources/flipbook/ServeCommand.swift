@@ -23,7 +23,7 @@ struct ServeCommand: ParsableCommand {
             ?url=<percent-encoded http(s) URL> instead of a path, in signed requests only, fetched through \
             the same guard and limits as every command's URL sources. \
             Sizes take B, KB, MB, GB (1024-based). SIGTERM or SIGINT: stop accepting, finish in-flight \
-            requests (up to 10 s), exit 0.
+            requests (up to --grace seconds), exit 0.
             """)
 
     @Argument(help: "The folder to serve, or an S3 prefix (s3://BUCKET/PREFIX/); nothing outside it is ever read.") var root: String
@@ -40,6 +40,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Decode/encode threads (default: the number of cores).") var workers: Int?
     @Option(help: "Jobs that may wait for a thread before requests get 503.") var queue = 64
     @Option(help: "Seconds a job may run before it is cancelled.") var jobTimeout = 60.0
+    @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") var grace = 10
     @Flag(help: "Also take ?url=<http(s) URL> instead of a path on every media route, in signed requests only (needs --key and --salt).")
     var remoteSources = false
     @OptionGroup var sources: SourceOptions
@@ -83,6 +84,7 @@ struct ServeCommand: ParsableCommand {
         }
         if remoteSources { configuration.service.remoteSources = sources.policy }
         configuration.host = host
+        configuration.shutdownGraceSeconds = max(0, grace)
         configuration.port = port
         configuration.service.memoryCacheBytes = Self.parseSize(memoryCache)!
         configuration.service.diskCacheDirectory = diskCache
