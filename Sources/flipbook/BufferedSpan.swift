@@ -3,8 +3,8 @@ import Tracing
 
 /// A span of `BufferedTracer`: what it records until it is handed to swift-otel (its name, times, attributes,
 /// status, events and links; an error as the `exception` event swift-otel would make of it), and then
-/// swift-otel's span for it. Costs one allocation and a lock per
-/// call; the swift-otel span is made by `started` (from the flush, or an `inject` of its context).
+/// swift-otel's span for it. Costs one allocation and a lock per call; the swift-otel span is made by
+/// `started` (from the flush, or an `inject` of its context).
 final class BufferedSpan: Span {
     private struct State {
         var name: String
