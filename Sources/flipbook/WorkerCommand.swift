@@ -36,6 +36,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "Seconds running jobs get after SIGTERM before they are given back.") var grace = "30s"
     @Option(help: "Seconds between polls when no NOTIFY arrives.") var poll = "2s"
     @Option(help: "How long one job may run before it is stopped and recorded timeout (retried), e.g. 10m or 90s; a recipe file's \"timeout\" overrides it for its recipe.") var jobTimeout = "10m"
+    @Option(help: "How long a job's work may go on past its timeout before it is taken for stuck: the worker then records it timeout, stops claiming, gives back what it holds and exits with status 70.") var stuckAfter = "1m"
     @Option(help: "Keep done rows this long after they finished, e.g. 7d or 12h (0: for ever); workers prune older ones every minute.") var keepDone = "7d"
     @Option(help: "Keep failed and cancelled rows this long after they finished (0: for ever).") var keepFailed = "30d"
     @Option(help: "Serve /health and /metrics on this loopback port (0: any, printed).") var metricsPort: Int?
@@ -51,7 +52,7 @@ struct WorkerCommand: ParsableCommand {
     }
 
     func validate() throws {
-        for (name, value) in [("--lease", lease), ("--grace", grace), ("--poll", poll), ("--job-timeout", jobTimeout)] where Self.seconds(value) == nil {
+        for (name, value) in [("--lease", lease), ("--grace", grace), ("--poll", poll), ("--job-timeout", jobTimeout), ("--stuck-after", stuckAfter)] where Self.seconds(value) == nil {
             throw ValidationError("\(name) takes seconds, e.g. 30s or 500ms")
         }
         _ = try retentionSeconds(keepDone, option: "--keep-done")
@@ -106,6 +107,7 @@ struct WorkerCommand: ParsableCommand {
         configuration.graceSeconds = Self.seconds(grace)!
         configuration.pollSeconds = Self.seconds(poll)!
         configuration.jobTimeoutSeconds = Self.seconds(jobTimeout)!
+        configuration.stuckSeconds = Self.seconds(stuckAfter)!
         configuration.retention.keepDoneSeconds = try retentionSeconds(keepDone, option: "--keep-done")
         configuration.retention.keepFailedSeconds = try retentionSeconds(keepFailed, option: "--keep-failed")
         let recipes: RecipeBook

@@ -30,6 +30,8 @@ final class WorkerQueueTests: XCTestCase {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         print(text)
+        // 77: the scenario cannot run on this machine (it says why), as automake's tests say it.
+        if process.terminationStatus == 77 { throw XCTSkip("scenario \(name): \(text.split(separator: "\n").last ?? "skipped")") }
         XCTAssertEqual(process.terminationStatus, 0, "scenario \(name) failed:\n\(text)")
         XCTAssertTrue(text.contains("\(name): ok"), text)
     }
@@ -76,12 +78,19 @@ final class WorkerQueueTests: XCTestCase {
         try requireCorpus()
         try scenario("timeout")
     }
+    /// Work that does not stop after its timeout (its thread held in a read by ptrace): the job is recorded
+    /// `timeout`, what the worker held goes back, and it exits 70.
+    func testWorkThatDoesNotStopMakesTheWorkerExit70() throws {
+        try requireCorpus()
+        try scenario("wedged")
+    }
     /// A running job cancelled stops within a renewal, writes nothing; a waiting one cancelled never starts.
     func testCancelledJobsStopOrNeverStart() throws {
         try requireCorpus()
         try scenario("cancel")
     }
-    /// A table locked past three leases does not get a live worker's job reaped.
+    /// A table locked past three leases does not get a live worker's job reaped; nor does a heartbeat held in
+    /// `pg_sleep` by a trigger, while the renewals, on their own connection, go on.
     func testALockedTableDoesNotReapLiveLeases() throws {
         try requireCorpus()
         try scenario("slowdb")

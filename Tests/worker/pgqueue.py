@@ -74,9 +74,11 @@ class Workers:
         return subprocess.Popen([self.binary, "worker", "--database", self.pg.url, "--migrate"],
                                 stderr=subprocess.PIPE, text=True)
 
-    def start(self, *extra):
+    def start(self, *extra, application_name=None):
+        """A worker with options `extra`; `application_name` names its connections (default flipbook-worker)."""
         log = open(os.path.join(self.logdir, f"worker-{len(self.procs)}.log"), "w")
-        proc = subprocess.Popen([self.binary, "worker", "--database", self.pg.url, "--root", self.root,
+        url = self.pg.url + (f"&application_name={application_name}" if application_name else "")
+        proc = subprocess.Popen([self.binary, "worker", "--database", url, "--root", self.root,
                                  "-o", self.out, *extra], stdout=log, stderr=log)
         self.procs.append(proc)
         return proc

@@ -1,10 +1,11 @@
 """`flipbook worker` against a real PostgreSQL 15, apps written with psycopg, and ffprobe as the oracle.
 
-    queue_tests.py FLIPBOOK_BINARY SCENARIO     (scenarios: app, many, kill, restart, failures, recipes,
-                                                 batching, metrics)
+    queue_tests.py FLIPBOOK_BINARY SCENARIO     (scenarios: the scenario_* functions below: app, many, kill,
+                                                 strain, timeout, wedged, slowdb, cli, traces, ...)
 
 Run by Tests/FlipbookWorkerTests/WorkerQueueTests.swift. Every wait is on NOTIFY flipbook_done or on the
-table, with a generous ceiling; nothing is timed. Exit 0 = pass; anything else prints why.
+table, with a generous ceiling; nothing is timed. Exit 0 = pass; 77 = skipped (says why); anything else
+prints why.
 """
 import hashlib
 import json
@@ -350,8 +351,12 @@ def scenario_orphans(run):
 
 # A recipe whose video jobs take many seconds on any machine: six storyboards of an 8K HEVC clip, each decoding
 # every frame. Used where a job must still be running when the test acts (timeout, cancel, a locked table).
+# `longboard`, twenty times as long, for a job that must outlast a wait for events on a fast machine; it is
+# cancelled once they are seen, so its length costs nothing.
 SLOW_RECIPE = {"recipes": {"board": {"video": [{"name": f"board{i}", "operation": "storyboard"} for i in range(6)],
-                                     "placeholders": False}}}
+                                     "placeholders": False},
+                           "longboard": {"video": [{"name": f"board{i}", "operation": "storyboard"} for i in range(120)],
+                                         "placeholders": False}}}
 EIGHT_K = "video/androidx-media/8k24fps_300ms.mp4"
 
 
@@ -445,6 +450,90 @@ def scenario_timeout(run):
     print(f"8K storyboard job: {error['code']}: {error['message']}; the next job done; nothing written")
 
 
+class Skip(Exception):
+    """The scenario cannot run on this machine (said why); the test counts as skipped, never as passed."""
+
+
+def scenario_wedged(run):
+    """Work that does not stop after its timeout: the job's thread held inside a read(2) of its source, as a hung
+    network or FUSE file system would hold it (`freeze.py`: ptrace stops that one thread at the read's entry;
+    the worker's other threads run on, and nothing in the worker knows). With --job-timeout 3s and
+    --stuck-after 2s the worker records the job `timeout`, stops claiming, gives back the job it held
+    unstarted (attempt not counted) and exits with status 70 while the thread is still held; nothing is
+    written. A new worker then runs what was given back."""
+    from freeze import Frozen, threads_named
+    why = Frozen.supported()
+    if why:
+        raise Skip(why)
+    recipe = slow_setup(run)
+    media = make_media(run.root)
+    worker = run.workers.start("--concurrency", "1", "--recipe", recipe, "--job-timeout", "3s", "--stuck-after", "2s",
+                               "--lease", "3s")
+    check(wait_until(run.conn, f"SELECT ({WORKER_LISTENERS}) = 1", listen=False, ceiling=120), "the worker never listened")
+    threads = threads_named(worker.pid, "flipbook-pool")
+    check(len(threads) == 1, f"threads named flipbook-pool in a --concurrency 1 worker: {threads}")
+    # The tracer must be the thread that seized; the pool thread is seized while idle, before the job exists,
+    # and held at its first read of the source: the work checks its stop flag only between reads, so it is
+    # held before it could see the timeout, however loaded the machine.
+    import queue as queues
+    import threading
+    events = queues.Queue()
+
+    def trace():
+        try:
+            frozen = Frozen.in_read(worker.pid, threads[0], os.path.join(run.root, "8k.mp4"))
+        except PermissionError as error:
+            events.put(("skip", f"ptrace refused here: {error}"))
+            return
+        except BaseException as error:  # noqa: BLE001 - reported to the scenario's thread
+            events.put(("error", error))
+            return
+        events.put(("held", frozen.fd))
+        try:
+            events.put(("exited", frozen.wait_for_exit(ceiling=300)))
+        finally:
+            frozen.close()
+
+    tracer = threading.Thread(target=trace, daemon=True)
+    tracer.start()
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe, priority, max_attempts) VALUES ('8k.mp4', 'board', 10, 1) "
+                               "RETURNING id").fetchone()[0]
+            probes = [app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES (%s, 'probe') RETURNING id", (m,)).fetchone()[0]
+                      for m in media[:3]]
+    kind, value = events.get(timeout=600)
+    if kind == "skip":
+        worker.kill()
+        raise Skip(value)
+    check(kind == "held", f"holding the job's thread in a read failed: {value!r}")
+    print(f"the job's thread is held inside a read of 8k.mp4 (descriptor {value})")
+    kind, exited = events.get(timeout=600)
+    check(kind == "exited" and exited, "the worker did not exit while its job's thread was held")
+    code = worker.wait(timeout=120)
+    check(code == 70, f"exit status {code}, expected 70")
+    log = open(os.path.join(run.workers.logdir, "worker-0.log"), errors="replace").read()
+    check("did not stop within 2 s of their timeout" in log, "the worker never said the job's work did not stop")
+    # Its first claim took two jobs (a fresh worker holds one per thread beside the running one): the stuck job
+    # and the first probe, which no thread had started.
+    check("gave back 1 held job(s) no thread had started: stopping" in log, "the worker did not give back the job it held")
+    (state, attempts, error) = run.conn.execute("SELECT state, attempts, error FROM flipbook.jobs WHERE id = %s", (slow,)).fetchone()
+    rows = run.conn.execute("SELECT id, state, attempts FROM flipbook.jobs WHERE id = ANY(%s)", (probes,)).fetchall()
+    run.conn.commit()
+    check((state, attempts, error["code"]) == ("failed", 1, "timeout") and "did not stop" in error["message"],
+          f"the stuck job: {state} at attempt {attempts}, {error}")
+    check(all(r[1] == "available" and r[2] == 0 for r in rows), f"the jobs behind it: {rows} (expected available, attempt not counted)")
+    check(derivatives_on_disk(run) == [], f"the stuck job wrote {derivatives_on_disk(run)}")
+    print(f"worker exited 70 with the thread still held; the job failed {error['code']}: {error['message']}; "
+          f"{len(rows)} jobs behind it available again at attempt 0")
+    run.workers.start("--concurrency", "1")
+    run.wait_all_finished()
+    rows = run.conn.execute("SELECT state, attempts FROM flipbook.jobs WHERE id = ANY(%s)", (probes,)).fetchall()
+    run.conn.commit()
+    check(all(r == ("done", 1) for r in rows), f"the given-back jobs under a new worker: {rows}")
+    print("a new worker ran them: done at attempt 1")
+
+
 def scenario_cancel(run):
     """A running 8K storyboard job cancelled from the table ends `cancelled` within a lease renewal with no
     derivative on disk, and the worker takes its next job; a job cancelled before it starts never starts."""
@@ -463,6 +552,10 @@ def scenario_cancel(run):
     cancel(run, [waiting])
     cancel(run, [slow])
     run.wait_all_finished()
+    # The row is `cancelled` at once; the worker notes where it stopped (`error`) as it frees the slot, beside
+    # the next job: waited for, not raced.
+    check(wait_until(run.conn, "SELECT error IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,)),
+          "the worker never noted that the running job stopped")
     rows = dict((r[0], r[1:]) for r in run.conn.execute("SELECT id, state, started_at, result, error FROM flipbook.jobs").fetchall())
     run.conn.commit()
     check(rows[slow][0] == "cancelled" and rows[slow][2] is None and rows[slow][3]["code"] == "cancelled", f"the running job: {rows[slow]}")
@@ -482,18 +575,24 @@ def cancel(run, ids):
 
 
 def scenario_slowdb(run):
-    """PostgreSQL unable to take renewals for three leases (the table locked IN SHARE MODE, which blocks every
-    UPDATE) never lets another worker reap a live worker's job: it ends done at attempt 1."""
+    """PostgreSQL too slow for a worker's statements, two ways, each while an 8K storyboard job runs and a second,
+    idle worker reaps expired leases every second: the live worker's job is never reaped.
+    1. The table locked IN SHARE MODE for three leases (it blocks every UPDATE, renewals too).
+    2. The live worker's heartbeat (the reap, then the count by state) held in pg_sleep by a trigger: its
+       lease is renewed all along; the scenario waits for six renewals (two leases' worth), checking at
+       every look that the heartbeat is still held and the job still running at attempt 1, and that nothing
+       is ever reaped. A SELECT fires no trigger, so the heartbeat is held at its reap, the statement before
+       the count; renewals share neither its loop nor its connection."""
     recipe = slow_setup(run)
-    run.workers.start("--concurrency", "1", "--recipe", recipe, "--lease", "3s")
+    live = run.workers.start("--concurrency", "1", "--recipe", recipe, "--lease", "3s", application_name="flipbook-live")
     with run.pg.connect() as app:
         with app.transaction():
             slow = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('8k.mp4', 'board') RETURNING id").fetchone()[0]
     check(wait_until(run.conn, "SELECT started_at IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,), listen=False),
           "the slow job never started")
     # The reaper: a second worker, idle, which reaps expired leases every second.
-    run.workers.start("--concurrency", "1", "--lease", "3s")
-    check(wait_until(run.conn, f"SELECT ({WORKER_LISTENERS}) = 2", listen=False, ceiling=120), "the second worker never listened")
+    reaper = run.workers.start("--concurrency", "1", "--lease", "3s")
+    check(wait_until(run.conn, f"SELECT ({WORKER_LISTENERS}) = 1", listen=False, ceiling=120), "the second worker never listened")
     with run.pg.connect() as locker:
         with locker.transaction():
             locker.execute("LOCK TABLE flipbook.jobs IN SHARE MODE")
@@ -503,6 +602,69 @@ def scenario_slowdb(run):
     run.conn.commit()
     check((state, attempts, errors) == ("done", 1, []), f"the live worker's job: {state} at attempt {attempts}, errors {errors}")
     print("a table locked for three leases: the live worker's job was not reaped (done at attempt 1)")
+
+    # 2. A gate the trigger sleeps behind, 100 ms at a time, until the scenario opens it: the live worker's
+    # reaps (the statement that writes 'lease-expired') wait; its renewals and the other worker's statements do
+    # not. The job is a long one, cancelled once the renewals are seen.
+    run.conn.execute("CREATE TABLE gate (open boolean NOT NULL)")
+    run.conn.execute("INSERT INTO gate VALUES (false)")
+    run.conn.execute("""CREATE FUNCTION slow_heartbeat() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF current_setting('application_name') = 'flipbook-live' AND strpos(current_query(), 'lease-expired') > 0 THEN
+                WHILE NOT (SELECT open FROM gate) LOOP PERFORM pg_sleep(0.1); END LOOP;
+            END IF;
+            RETURN NULL;
+        END $$""")
+    run.conn.execute("CREATE TRIGGER slow_heartbeat BEFORE UPDATE ON flipbook.jobs FOR EACH STATEMENT EXECUTE FUNCTION slow_heartbeat()")
+    run.conn.commit()
+    held_sql = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-live' AND wait_event = 'PgSleep' "
+                "AND strpos(query, 'lease-expired') > 0")
+    check(wait_until(run.conn, f"SELECT ({held_sql}) > 0", listen=False, ceiling=120), "the live worker's heartbeat never reached the trigger")
+    # The reaper knows no `longboard` recipe: were it listening when the job comes, it could claim it first and
+    # fail it. It stops (SIGTERM: exit 0) until the live worker has started the job, then a new one reaps.
+    reaper.terminate()
+    check(reaper.wait(timeout=120) == 0, f"the reaper's exit status on SIGTERM: {reaper.returncode}")
+    check(wait_until(run.conn, f"SELECT ({WORKER_BACKENDS}) = 0", listen=False, ceiling=120), "the reaper's connections stayed")
+    with run.pg.connect() as app:
+        with app.transaction():
+            slow = app.execute("INSERT INTO flipbook.jobs (source, recipe) VALUES ('8k.mp4', 'longboard') RETURNING id").fetchone()[0]
+    check(wait_until(run.conn, "SELECT started_at IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,), listen=False),
+          "the long job never started")
+    run.workers.start("--concurrency", "1", "--lease", "3s")
+    check(wait_until(run.conn, f"SELECT ({WORKER_LISTENERS}) = 1", listen=False, ceiling=120), "the new reaper never listened")
+    # Every reap of the live worker waits at the gate (one the worker gave up on after its statement timeout
+    # stays there, its backend asleep until the gate opens, and the next beat's joins it), so at every look at
+    # least one is asleep there and its heartbeat's count never runs meanwhile.
+    leases, looks, least = [], 0, None
+    deadline = time.monotonic() + 300  # a ceiling for a broken run; the wait is for renewals
+    while len(leases) < 7 and time.monotonic() < deadline:
+        (lease, ahead, state, attempts, held) = run.conn.execute(
+            f"SELECT lease_until, extract(epoch FROM lease_until - clock_timestamp()), state, attempts, ({held_sql}) "
+            "FROM flipbook.jobs WHERE id = %s", (slow,)).fetchone()
+        run.conn.commit()
+        looks += 1
+        check(state == "running" and attempts == 1, f"the live job while its worker's heartbeat is held: {state} at attempt {attempts}")
+        check(held > 0, f"no reap of the live worker asleep in the trigger at look {looks}")
+        least = float(ahead) if least is None else min(least, float(ahead))
+        if not leases or lease != leases[-1]:
+            leases.append(lease)
+        time.sleep(0.1)
+    check(len(leases) >= 7, f"only {len(leases) - 1} renewals of the live job while its worker's heartbeat was held")
+    run.conn.execute("UPDATE gate SET open = true")
+    run.conn.commit()
+    cancel(run, [slow])
+    # The row is `cancelled` at once; the worker notes where it stopped (`error`) after its next renewal.
+    check(wait_until(run.conn, "SELECT error IS NOT NULL FROM flipbook.jobs WHERE id = %s", (slow,)),
+          "the live worker never noted that its job stopped")
+    (state, attempts, errors) = run.conn.execute("SELECT state, attempts, errors FROM flipbook.jobs WHERE id = %s", (slow,)).fetchone()
+    (reaped,) = run.conn.execute("SELECT count(*) FROM flipbook.jobs WHERE errors::text LIKE '%lease-expired%'").fetchone()
+    run.conn.commit()
+    check((state, attempts, [e["code"] for e in errors], reaped) == ("cancelled", 1, ["cancelled"], 0),
+          f"the live worker's job: {state} at attempt {attempts}, errors {errors}; {reaped} job(s) reaped")
+    check(live.poll() is None, "the live worker exited")
+    span = (leases[-1] - leases[0]).total_seconds()
+    print(f"the live worker's heartbeat held in pg_sleep: {len(leases) - 1} renewals over {span:.1f} s of leases meanwhile "
+          f"({looks} looks, each seeing a reap asleep in the trigger; the lease at least {least:.1f} s ahead at each), nothing reaped; the job then cancelled at attempt 1")
 
 
 def scenario_poison(run):
@@ -1210,6 +1372,10 @@ def main():
     try:
         globals()[f"scenario_{name}"](run)
         ok = True
+    except Skip as why:
+        ok = True
+        print(f"{name}: skipped: {why}")
+        sys.exit(77)
     finally:
         run.close(ok)
     print(f"{name}: ok")
