@@ -174,6 +174,14 @@ bench-ingest: release venv
 	$(BUILT_BY_RELEASE)
 	nice -n 10 $(PY) bench/ingest_worker.py $(CURDIR)/$(RELEASE_BIN)
 
+# Peak RSS of `flipbook ingest` of a 12 MP PNG (and a 12 MP and a small JPEG) with the default recipe against
+# `flipbook thumb` of its largest derivative alone (target <= 1.2x, issue 43); BASELINE=path/to/flipbook adds
+# another build measured in the same rounds (before/after).
+.PHONY: bench-ingest-memory
+bench-ingest-memory: release
+	$(BUILT_BY_RELEASE)
+	/usr/bin/python3 bench/ingest_memory.py $(CURDIR)/$(RELEASE_BIN) $(BASELINE)
+
 clean:
 	rm -rf .build out bench/work
 

@@ -1,9 +1,10 @@
 #ifndef FLIPBOOK_CWEBP_H
 #define FLIPBOOK_CWEBP_H
-// libwebp: the still decode API (scaled decoding) and the demuxer with its animation decoder (animated WebP;
-// WebPAnimDecoder composites blend and dispose itself). One module for both: demux.h includes decode.h, and
-// two modules holding the same header would each claim its declarations.
+// libwebp: the still decode API (scaled decoding), the still encode API, and the demuxer with its animation
+// decoder (animated WebP; WebPAnimDecoder composites blend and dispose itself). One module for all: demux.h
+// includes decode.h, and two modules holding the same header would each claim its declarations.
 #include <webp/decode.h>
+#include <webp/encode.h>
 #include <webp/demux.h>
 
 /// WebPInitDecoderConfig and WebPGetFeatures are static inline wrappers that pass the ABI version to the
@@ -29,4 +30,7 @@ static inline WebPDemuxer *fb_webp_demux(const uint8_t *bytes, size_t size) {
     WebPData data = { bytes, size };
     return WebPDemux(&data);
 }
+// WebPConfigInit and WebPPictureInit are static inline wrappers passing the encoder's ABI version, likewise.
+static inline int fb_webp_config_init(WebPConfig *config) { return WebPConfigInit(config); }
+static inline int fb_webp_picture_init(WebPPicture *picture) { return WebPPictureInit(picture); }
 #endif

@@ -25,6 +25,9 @@ public struct Ingester: Sendable {
     /// derivative's encode and write. Nil (the default): no span is made and nothing is allocated for them.
     /// Passed in, never looked up: the library leaves the process's tracing bootstrap alone.
     public var tracer: (any Tracer)?
+    /// Told of every decode of a still source's pixels (`MediaInput.onDecode`), on the ingesting thread; nil (the
+    /// default): nothing is reported. A still is decoded once whatever its recipe makes; this says so.
+    public var onDecode: (@Sendable (DecodeEvent) -> Void)?
     /// `recipeTag` of each recipe in the book, by its name there: computed once, not per source (describing a
     /// recipe walks it by reflection, about 20 us, 2.5% of a `probe` job).
     private let tags: [String: String]
@@ -105,9 +108,23 @@ public struct Ingester: Sendable {
             return again
         }
 
-        let media = MediaInput(source: file, name: source, limits: limits)
-        let (info, placeholder) = try span("decode", trace) { () throws -> (MediaInfo, Image?) in
-            (try media.probe(), recipe.placeholders ? try media.thumbnailImage(Placeholder.request) : nil)
+        var media = MediaInput(source: file, name: source, limits: limits)
+        media.onDecode = onDecode
+        // A still's placeholder and every still derivative come from one decode, sized for the largest of them
+        // (`MediaInput.thumbnailImages`); other kinds decode their placeholder's frame here and each derivative
+        // as it is made.
+        let (info, kind, placeholder, stills) = try span("decode", trace) { () throws -> (MediaInfo, Recipe.Kind, Image?, [String: Image]) in
+            let info = try media.probe()
+            let kind = try Self.kind(of: info)
+            guard kind == .still else {
+                return (info, kind, recipe.placeholders ? try media.thumbnailImage(Placeholder.request) : nil, [:])
+            }
+            let derivatives = recipe.derivatives(for: kind).filter { $0.operation == .thumb || $0.operation == .poster }
+            let requests = (recipe.placeholders ? [Placeholder.request] : []) + derivatives.map(Self.request)
+            guard !requests.isEmpty else { return (info, kind, nil, [:]) }
+            var images = try media.thumbnailImages(requests)
+            let placeholder = recipe.placeholders ? images.removeFirst() : nil
+            return (info, kind, placeholder, Dictionary(zip(derivatives.map(\.name), images), uniquingKeysWith: { first, _ in first }))
         }
         result.type = info.type.rawValue
         result.width = info.width
@@ -117,7 +134,6 @@ public struct Ingester: Sendable {
         result.frames = info.frames
         result.loopCount = info.loopCount
         result.hasAlpha = info.hasAlpha
-        let kind = try Self.kind(of: info)
         let wanted = recipe.derivatives(for: kind)
         var warnings: [String] = []
         if let placeholder {
@@ -131,7 +147,9 @@ public struct Ingester: Sendable {
         // Deleting it afterwards instead could remove a file an identical upload's worker has just listed.
         var made: [(relative: String, bytes: [UInt8], derivative: String, contentType: String)] = []
         for derivative in wanted {
-            let outputs = try span("encode \(derivative.name)", trace) { try make(derivative, media: media, kind: kind, isCancelled: isCancelled) }
+            let outputs = try span("encode \(derivative.name)", trace) {
+                try make(derivative, media: media, kind: kind, decoded: stills[derivative.name], isCancelled: isCancelled)
+            }
             for (name, file, bytes, contentType, size, said) in outputs {
                 warnings += said.filter { !warnings.contains($0) }
                 let relative = "\(folder)/\(file)"
@@ -174,12 +192,19 @@ public struct Ingester: Sendable {
             .contains { text.contains($0) }
     }
 
-    private func make(_ d: Recipe.Derivative, media: MediaInput, kind: Recipe.Kind,
+    /// The thumbnail request a `thumb` or `poster` derivative makes: as `flipbook thumb` with its size, fit,
+    /// format and quality.
+    static func request(_ d: Recipe.Derivative) -> ThumbnailRequest {
+        ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
+    }
+
+    /// `decoded`: a still derivative's image, already cut from the source's one decode.
+    private func make(_ d: Recipe.Derivative, media: MediaInput, kind: Recipe.Kind, decoded: Image?,
                       isCancelled: (@Sendable () -> Bool)?) throws -> [Made] {
         switch d.operation {
         case .thumb, .poster:
-            let request = ThumbnailRequest(maxPixelSize: d.size ?? 320, fit: d.fit, quality: d.quality, format: d.format)
-            let encoded = try EncodedImage(image: try media.thumbnailImage(request), format: d.format, quality: d.quality)
+            let image = try decoded ?? media.thumbnailImage(Self.request(d))
+            let encoded = try EncodedImage(image: image, format: d.format, quality: d.quality)
             return [(d.name, "\(d.name).\(d.format.fileExtension)", encoded.data, d.format.mimeType,
                      (encoded.width, encoded.height, nil), encoded.warnings)]
         case .video:

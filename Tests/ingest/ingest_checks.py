@@ -6,13 +6,21 @@
     ingest_checks.py metadata FILE...             no EXIF, GPS or XMP in images (Pillow and the bytes) nor
                                                   location or other tags in MP4s (ffprobe and the bytes)
     ingest_checks.py tagged-jpeg OUT              a JPEG with EXIF (orientation 6, GPS) and an XMP packet
+    ingest_checks.py vips MAX MIN DERIV SRC FIT.. each derivative against vipsthumbnail's thumbnail of its
+                                                  source at the derivative's size (fit inside or cover; a
+                                                  tagged source to sRGB; upright): mean absolute difference
+                                                  at most MAX, ffmpeg's SSIM at least MIN
+    ingest_checks.py thumbhash SRC THUMBHASH      the ThumbHash's average colour against the whole source's
+                                                  (numpy over Pillow's decode, upright)
 
 Exit 0 = pass; anything else prints why.
 """
 import base64
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 import blurhash
 from PIL import Image, ImageOps
@@ -123,10 +131,59 @@ def tagged_jpeg(out):
     return []
 
 
+def ssim(a, b):
+    """ffmpeg's SSIM ("All") of two same-size image files."""
+    err = subprocess.run(["ffmpeg", "-hide_banner", "-i", a, "-i", b, "-lavfi", "[0]format=rgb24[x];[1]format=rgb24[y];[x][y]ssim",
+                          "-f", "null", "-"], capture_output=True, text=True, check=True).stderr
+    return float(err.split("All:")[1].split()[0])
+
+
+def vips(limit, least, triples):
+    """Each (derivative, source, fit) against `vipsthumbnail SOURCE` at the derivative's size: inside is an exact
+    WxH box, cover a centre crop (--smartcrop centre); a tagged source colour-managed to sRGB, and turned upright,
+    as vips does."""
+    import numpy as np
+    failures = []
+    for derivative, source, fit in triples:
+        ours = Image.open(derivative)
+        w, h = ours.size
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "vips.png")
+            size = ["-s", f"{w}x{h}!"] if fit == "inside" else ["-s", f"{w}x{h}", "--smartcrop", "centre"]
+            # A profile to convert from: vips 8.14's sRGB export of an untagged source shifts it by ~16 levels.
+            export = ["--export-profile", "srgb"] if Image.open(source).info.get("icc_profile") else []
+            subprocess.run(["vipsthumbnail", source, *size, *export, "-o", out], check=True)
+            reference = Image.open(out).convert("RGB")
+            reference.load()
+            if reference.size != (w, h):
+                failures.append(f"{derivative}: {w}x{h}, vipsthumbnail made {reference.size}")
+                continue
+            mad = float(np.abs(np.asarray(ours.convert("RGB"), dtype=np.float64) - np.asarray(reference, dtype=np.float64)).mean())
+            score = ssim(derivative, out)
+        print(f"{derivative}: {w}x{h} ({fit}) against vipsthumbnail: mean absolute difference {mad:.2f} (at most {limit}), "
+              f"SSIM {score:.4f} (at least {least})")
+        if mad > limit or score < least:
+            failures.append(f"{derivative}: mean absolute difference {mad:.2f}, SSIM {score:.4f} from vipsthumbnail")
+    return failures
+
+
+def thumbhash_of(source, hashed):
+    """The ThumbHash's average colour (PyPI thumbhash-python) against the source's alpha-weighted average."""
+    import numpy as np
+    rgba = np.asarray(ImageOps.exif_transpose(Image.open(source)).convert("RGBA"), dtype=np.float64) / 255
+    weight = rgba[..., 3].sum()
+    want = [float((rgba[..., c] * rgba[..., 3]).sum() / weight) for c in range(3)]
+    got = thumbhash_average(Hash.decode(base64.b64decode(hashed), 1.25))
+    print(f"{source}: thumbhash average {[round(v, 3) for v in got]} vs the source's {[round(v, 3) for v in want]}")
+    return [] if max(abs(a - b) for a, b in zip(want, got)) <= 0.06 else [f"{source}: thumbhash average {got} vs {want}"]
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     failures = {"placeholders": lambda: placeholders(args[0]), "metadata": lambda: metadata(args),
-                "tagged-jpeg": lambda: tagged_jpeg(args[0])}[command]()
+                "tagged-jpeg": lambda: tagged_jpeg(args[0]),
+                "vips": lambda: vips(float(args[0]), float(args[1]), [args[i:i + 3] for i in range(2, len(args), 3)]),
+                "thumbhash": lambda: thumbhash_of(args[0], args[1])}[command]()
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

@@ -11,15 +11,16 @@ public struct EncodedImage: Sendable {
     /// What the decoder recovered from (`Image.warnings`): the picture may be incomplete.
     public let warnings: [String]
 
-    /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), PNG and WebP through libavcodec.
+    /// Encodes `image`: JPEG through TurboJPEG (alpha flattened onto white), WebP through libwebp, PNG
+    /// through libavcodec.
     public init(image: Image, format: OutputFormat, quality: Int) throws {
         var encoded: [UInt8]
+        // An alpha channel with nothing transparent in it only costs bytes (GIF frames often are such).
+        func opaqueFlattened() -> Image { image.hasAlpha && !image.hasTransparentPixels ? image.flattened() : image }
         switch format {
         case .jpeg: encoded = try TurboJPEG.encode(image, quality: quality)
-        case .png, .webp:
-            // An alpha channel with nothing transparent in it only costs bytes (GIF frames often are such).
-            let source = image.hasAlpha && !image.hasTransparentPixels ? image.flattened() : image
-            encoded = try LibAVStillCodec.encode(source, format: format, quality: quality)
+        case .webp: encoded = try WebPStillEncoder.encode(opaqueFlattened(), quality: quality)
+        case .png: encoded = try LibAVStillCodec.encode(opaqueFlattened(), format: format, quality: quality)
         }
         if let profile = image.iccProfile { encoded = ProfileEmbedding.embed(profile, in: encoded, format: format) }
         data = encoded

@@ -94,9 +94,18 @@ package enum HEIFDecoder {
     /// The thumbnail for `request`: the thumbnail item if it covers the output with the same shape, else the
     /// primary image decoded and shrunk. Colour: ICC profiles and wide-gamut nclx to sRGB, PQ/HLG tone-mapped.
     package static func thumbnail(_ bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest, limits: Limits) throws -> Decoded {
+        let decoded = try decode(bytes, [request], limits: limits)
+        return Decoded(image: decoded.still.thumbnail(request), usedThumbnailItem: decoded.usedThumbnailItem)
+    }
+
+    /// One decode serving every request (`ScaledStill.decodePlan`): the thumbnail item if it covers the
+    /// largest with the same shape, else the primary image decoded and box-shrunk to at least twice it.
+    package static func decode(_ bytes: UnsafeRawBufferPointer, _ requests: [ThumbnailRequest], limits: Limits) throws
+        -> (still: ScaledStill, usedThumbnailItem: Bool) {
         let main = try primary(bytes)
         let full = Size(width: main.width, height: main.height)
-        let plan = ThumbnailPlan.make(source: full, maxPixelSize: request.maxPixelSize, fit: request.fit, upscale: request.upscale)
+        // Orientation is `.up`: libheif's transformations already give the displayed size.
+        let plan = ScaledStill.decodePlan(display: full, orientation: .up, requests: requests)
         var chosen = main, usedThumbnail = false
         if let thumb = thumbnailItem(of: main, covering: plan.output, full: full) {
             chosen = thumb
@@ -104,21 +113,18 @@ package enum HEIFDecoder {
         }
         try limits.checkPixels(width: chosen.width, height: chosen.height, what: "HEIF image (decoded whole, not scaled)")
         let profile = colourProfile(main)
-        var image: Image
+        let image: Image
         if let transfer = profile.hdr, heif_image_handle_get_luma_bits_per_pixel(chosen.raw) > 8 {
             image = try decodeHDR(chosen, transfer: transfer, plan: plan, full: full)
         } else {
             // Whole-factor box shrink straight out of libheif's plane (at least 2x left for the Lanczos).
             image = try decode8(chosen, factor: PNGStreamDecoder.factor(scale: plan.scale * Double(full.width) / Double(chosen.width)))
         }
-        // `image` shows the whole primary image at its own size (thumbnail item, shrunk HDR, or full).
-        let finished = Resampler.finish(image, fullSize: full, orientation: .up, plan: plan)
-        if profile.hdr != nil {
-            image = finished  // tone-mapped to sRGB already
-        } else {
-            image = request.keepProfile ? finished.tagged(profile.icc) : ColourManagement.toSRGB(finished, profile: profile.icc)
-        }
-        return Decoded(image: image, usedThumbnailItem: usedThumbnail)
+        // `image` shows the whole primary image at its own size (thumbnail item, shrunk HDR, or full); HDR is
+        // tone-mapped to sRGB already.
+        let still = ScaledStill(image: image, fullSize: full, orientation: .up, colour: profile.hdr != nil ? .done : .embedded(profile.icc),
+                                plannedScale: plan.scale)
+        return (still, usedThumbnail)
     }
 
     /// The smallest thumbnail item at least as large as `output` with the primary image's aspect ratio.

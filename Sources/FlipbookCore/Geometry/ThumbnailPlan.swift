@@ -33,6 +33,14 @@ package struct ThumbnailPlan: Equatable, Sendable {
         }
     }
 
+    /// The whole source (no crop) at `scale`: what one decode must cover when several thumbnails of different
+    /// sizes and fits are cut from it. `output` is the source's size at that scale, rounded as `make` rounds.
+    package static func whole(source: Size, scale: Double) -> ThumbnailPlan {
+        let w = Double(max(1, source.width)), h = Double(max(1, source.height))
+        return ThumbnailPlan(output: Size(width: max(1, Int((w * scale).rounded())), height: max(1, Int((h * scale).rounded()))),
+                             cropWidth: w, cropHeight: h, scale: scale)
+    }
+
     /// The same plan seen in the stored (pre-orientation) pixel grid, for orientations that swap axes.
     package func stored(for orientation: Orientation) -> ThumbnailPlan {
         guard orientation.swapsAxes else { return self }

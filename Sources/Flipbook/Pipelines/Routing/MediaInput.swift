@@ -16,6 +16,10 @@ public struct MediaInput: Sendable {
     public let router: MediaRouter
     /// The file name, for messages.
     public let name: String
+    /// Told of every decode of the still's pixels (not of header reads), on the decoding thread; nil: nothing
+    /// is reported. Passed in by the caller (an ingester, a test), never process-wide. The still pipeline
+    /// (JPEG, PNG, WebP, AVIF/HEIC, BMP, TIFF) reports; GIF, animation and video pipelines do not.
+    public var onDecode: (@Sendable (DecodeEvent) -> Void)?
 
     /// Wraps a byte source; sniffs its type (a few header reads).
     public init(source: any ByteSource, name: String = "input", limits: Limits = Limits(), router: MediaRouter = .standard) {
@@ -51,6 +55,38 @@ public struct MediaInput: Sendable {
         return try router.pipeline(for: type).thumbnail(self, request)
     }
 
+    /// One image for each of `requests`, in order, from as few decodes as the format allows: a still (JPEG,
+    /// PNG, WebP, AVIF/HEIC, BMP, TIFF) is decoded once, at the reduced size the largest of them needs, and
+    /// each image is shrunk from that decode (so memory follows the largest thumbnail, not the original, and
+    /// not the sum of them). Each equals `thumbnailImage` of its request alone up to the resampling: the one
+    /// at the largest scale is identical, the smaller ones are box-shrunk from it before their Lanczos, as
+    /// libvips shrinks. A GIF or an animation (its frame `frameIndex`) is decoded once too, whole, at the
+    /// largest scale, by its pipeline; a video, requests for different frames, or requests keeping the source's
+    /// profile, once per request.
+    public func thumbnailImages(_ requests: [ThumbnailRequest]) throws -> [Image] {
+        try Cancellation.check("the thumbnail")
+        let pipeline = try router.pipeline(for: type)
+        if let still = pipeline as? StillPipeline { return try still.thumbnails(self, requests) }
+        guard requests.count > 1, !type.isVideo, let first = requests.first, !first.keepProfile,
+              requests.allSatisfy({ $0.frameIndex == first.frameIndex && $0.keepProfile == first.keepProfile }),
+              let info = try? pipeline.probe(self), let w = info.width, let h = info.height, w > 0, h > 0 else {
+            return try requests.map { try pipeline.thumbnail(self, $0) }
+        }
+        // The whole frame at the largest scale any request needs, upright and in sRGB as the pipeline makes it;
+        // each image is cut from it as from a still's decode.
+        let display = Size(width: w, height: h)
+        let plan = ScaledStill.decodePlan(display: display, orientation: .up, requests: requests)
+        var whole = first
+        whole.maxPixelSize = max(plan.output.width, plan.output.height)
+        whole.fit = .inside
+        whole.upscale = plan.scale > 1
+        let image = try pipeline.thumbnail(self, whole)
+        let scale = Double(image.width) / Double(w)
+        let still = ScaledStill(image: image, fullSize: display, orientation: .up, colour: .done, plannedScale: min(scale, plan.scale),
+                                warnings: image.warnings)
+        return requests.map { still.thumbnail(plan: still.plan($0), keepProfile: false) }
+    }
+
     /// An encoded thumbnail. Decodes at reduced size where the format allows (JPEG: 1/8 to 1/1), so memory
     /// follows the thumbnail, not the original.
     public func thumbnail(maxPixelSize: Int = 256, fit: Fit = .inside, quality: Int = 80, format: OutputFormat = .jpeg,
@@ -64,5 +100,12 @@ public struct MediaInput: Sendable {
         guard request.maxPixelSize > 0 else { throw FlipbookError(.invalidArgument, "size must be positive") }
         let image = try thumbnailImage(request)
         return try EncodedImage(image: image, format: request.format, quality: request.quality)
+    }
+}
+
+extension MediaInput {
+    /// Tells `onDecode` that `decoder` produced `image` from this input.
+    func report(_ decoder: String, _ image: Image) {
+        onDecode?(DecodeEvent(type: type, decoder: decoder, width: image.width, height: image.height))
     }
 }

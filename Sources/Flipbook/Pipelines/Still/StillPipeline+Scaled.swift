@@ -1,35 +1,39 @@
 /// The still paths that decode at (or near) the thumbnail size without TurboJPEG: WebP through libwebp's
-/// scaled decode, PNG streamed through libpng, AVIF/HEIC through libheif. Each applies the embedded
-/// profile to the finished thumbnail, unless the request keeps it.
+/// scaled decode, PNG streamed through libpng, AVIF/HEIC through libheif. Each leaves the embedded profile
+/// for the finished thumbnails (`ScaledStill`), unless a request keeps it.
 extension StillPipeline {
-    func webpThumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+    func webpDecode(_ input: MediaInput, _ requests: [ThumbnailRequest]) throws -> ScaledStill {
         let header = try StillHeader.read(input.source, type: .webp)
-        let plan = Self.plan(header, request)
+        let plan = Self.plan(header, requests)
         let decoded = try input.source.withContiguousBytes {
             try WebPScaledDecoder.decode($0, scale: plan.scale, limits: input.limits)
         }
-        let image = Resampler.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
-        let profile = EmbeddedProfile.webp(input.source)
-        return request.keepProfile ? image.tagged(profile) : ColourManagement.toSRGB(image, profile: profile)
+        input.report("libwebp", decoded.image)
+        return ScaledStill(image: decoded.image, fullSize: decoded.fullSize, orientation: header.orientation,
+                           colour: .embedded(EmbeddedProfile.webp(input.source)), plannedScale: plan.scale)
     }
 
-    func pngThumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+    func pngDecode(_ input: MediaInput, _ requests: [ThumbnailRequest]) throws -> ScaledStill {
         let header = try StillHeader.read(input.source, type: .png)
-        let plan = Self.plan(header, request)
+        let plan = Self.plan(header, requests)
         let decoded = try PNGStreamDecoder.decode(input.source, scale: plan.scale, limits: input.limits)
-        let image = Resampler.finish(decoded.image, fullSize: decoded.fullSize, orientation: header.orientation, plan: plan)
-        return request.keepProfile ? image.tagged(decoded.profile) : ColourManagement.toSRGB(image, profile: decoded.profile)
+        input.report("libpng", decoded.image)
+        return ScaledStill(image: decoded.image, fullSize: decoded.fullSize, orientation: header.orientation,
+                           colour: .embedded(decoded.profile), plannedScale: plan.scale)
     }
 
-    func heifThumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
-        try input.source.withContiguousBytes { try HEIFDecoder.thumbnail($0, request, limits: input.limits).image }
+    func heifDecode(_ input: MediaInput, _ requests: [ThumbnailRequest]) throws -> ScaledStill {
+        try input.source.withContiguousBytes {
+            let decoded = try HEIFDecoder.decode($0, requests, limits: input.limits)
+            input.report("libheif", decoded.still.image)
+            return decoded.still
+        }
     }
 
-    /// The plan in the stored grid, from a header's size and orientation.
-    static func plan(_ header: StillHeader, _ request: ThumbnailRequest) -> ThumbnailPlan {
+    /// The decode's plan in the stored grid, from a header's size and orientation (see `ScaledStill.decodePlan`).
+    static func plan(_ header: StillHeader, _ requests: [ThumbnailRequest]) -> ThumbnailPlan {
         let full = Size(width: header.width, height: header.height)
         let display = header.orientation.swapsAxes ? full.transposed : full
-        return ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
-                                  upscale: request.upscale).stored(for: header.orientation)
+        return ScaledStill.decodePlan(display: display, orientation: header.orientation, requests: requests)
     }
 }

@@ -26,12 +26,25 @@ struct StillPipeline: MediaPipeline {
     }
 
     func thumbnail(_ input: MediaInput, _ request: ThumbnailRequest) throws -> Image {
+        try decode(input, for: [request]).thumbnail(request)
+    }
+
+    /// One image per request from one decode of `input`, sized for the largest (see `ScaledStill`).
+    func thumbnails(_ input: MediaInput, _ requests: [ThumbnailRequest]) throws -> [Image] {
+        guard !requests.isEmpty else { return [] }
+        let still = try decode(input, for: requests)
+        return requests.map { still.thumbnail($0) }
+    }
+
+    /// The one decode `requests` need: shrunk on load to the largest scale any of them asks for (a single
+    /// request: its own plan, exactly as before). Reported to `input.onDecode`.
+    func decode(_ input: MediaInput, for requests: [ThumbnailRequest]) throws -> ScaledStill {
         switch input.type {
         case .jpeg:
-            return try jpegThumbnail(input.source, request, limits: input.limits)
-        case .webp: return try webpThumbnail(input, request)
-        case .png: return try pngThumbnail(input, request)
-        case .avif, .heic: return try heifThumbnail(input, request)
+            return try jpegDecode(input, requests)
+        case .webp: return try webpDecode(input, requests)
+        case .png: return try pngDecode(input, requests)
+        case .avif, .heic: return try heifDecode(input, requests)
         case .animatedWebP:
             throw FlipbookError(.unsupported, "animated WebP is not decodable by this libavcodec (5.x); only still WebP is")
         default:
@@ -40,25 +53,30 @@ struct StillPipeline: MediaPipeline {
             let image = try input.source.withContiguousBytes {
                 try LibAVStillCodec.decode($0, type: input.type, limits: input.limits)
             }
-            return Resampler.finish(image, fullSize: Size(width: image.width, height: image.height),
-                               orientation: header.orientation, request: request)
+            input.report("libavcodec", image)
+            let full = Size(width: image.width, height: image.height)
+            let display = header.orientation.swapsAxes ? full.transposed : full
+            let plan = ScaledStill.decodePlan(display: display, orientation: header.orientation, requests: requests)
+            return ScaledStill(image: image, fullSize: full, orientation: header.orientation, colour: .done,
+                               plannedScale: plan.scale, warnings: image.warnings)
         }
     }
 
     /// The JPEG path: EXIF orientation, shrink-on-load through libjpeg's DCT scaling with the file streamed
     /// (only the segments before the first scan are held in memory), the embedded EXIF thumbnail when it is
     /// big enough, and libavcodec for what libjpeg-turbo cannot read (12-bit, lossless).
-    func jpegThumbnail(_ source: some ByteSource, _ request: ThumbnailRequest, limits: Limits) throws -> Image {
+    func jpegDecode(_ input: MediaInput, _ requests: [ThumbnailRequest]) throws -> ScaledStill {
+        let source = input.source
         if let head = try JPEGMarkers.headerPrefix(source) {
-            return try head.withUnsafeBytes { try jpegThumbnail(source, head: $0, request, limits: limits) }
+            return try head.withUnsafeBytes { try jpegDecode(input, head: $0, requests) }
         }
         // Segments a walk cannot follow: the markers from the whole file, as JPEGMarkers tolerates junk.
-        return try source.withContiguousBytes { try jpegThumbnail(source, head: $0, request, limits: limits) }
+        return try source.withContiguousBytes { try jpegDecode(input, head: $0, requests) }
     }
 
     /// `bytes`: the file from its start through at least the first SOS segment.
-    private func jpegThumbnail(_ source: some ByteSource, head bytes: UnsafeRawBufferPointer, _ request: ThumbnailRequest,
-                               limits: Limits) throws -> Image {
+    private func jpegDecode(_ input: MediaInput, head bytes: UnsafeRawBufferPointer, _ requests: [ThumbnailRequest]) throws -> ScaledStill {
+        let source = input.source, limits = input.limits
         let markers = JPEGMarkers(bytes)
         // Limits first, from our own reading of the SOF segment, before any decoder allocates.
         guard let w = markers.width, let h = markers.height else {
@@ -70,30 +88,27 @@ struct StillPipeline: MediaPipeline {
         do {
             header = try decoder.readHeader()
         } catch let jpegError {
-            return try libavFallback(source, request, limits: limits, orientation: .up, jpegError: jpegError)
+            return try libavFallback(input, requests, orientation: .up, jpegError: jpegError)
         }
         try limits.checkPixels(width: header.width, height: header.height, what: "JPEG")
         let exif = markers.exif.flatMap { EXIFInfo(tiff: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
         let orientation = Orientation(exifValue: exif?.orientation)
         let full = Size(width: header.width, height: header.height)
         let display = orientation.swapsAxes ? full.transposed : full
-        let plan = ThumbnailPlan.make(source: display, maxPixelSize: request.maxPixelSize, fit: request.fit,
-                                      upscale: request.upscale).stored(for: orientation)
+        let plan = ScaledStill.decodePlan(display: display, orientation: orientation, requests: requests)
 
         // The writer colour-converted an embedded thumbnail of a CMYK image its own way (Photoshop's
         // differs from the main image's naive conversion by ~30 levels on pil_sample_cmyk.jpg): decode those.
         let isCMYK = header.isCMYK
         let profile = EmbeddedProfile.jpeg(bytes, markers: markers)
-        // RGB/grey profiles apply to the finished thumbnail (fewest pixels); CMYK ones inside the decode.
-        let colour: (Image) -> Image = {
-            if isCMYK { return $0 }  // converted inside the decode: there is no CMYK output to keep it for
-            return request.keepProfile ? $0.tagged(profile) : ColourManagement.toSRGB($0, profile: profile)
-        }
+        // RGB/grey profiles apply to each finished thumbnail (fewest pixels); CMYK ones inside the decode.
+        let colour: ScaledStill.Colour = isCMYK ? .done : .embedded(profile)
         if !isCMYK, let range = exif?.thumbnail, let exifStart = markers.exif?.lowerBound,
            let image = try? embeddedThumbnail(bytes, range: (exifStart + range.lowerBound)..<(exifStart + range.upperBound),
                                               full: full, plan: plan) {
             // The embedded thumbnail shows the whole main image: the plan's crop is in main-image pixels.
-            return colour(Resampler.finish(image, fullSize: full, orientation: orientation, plan: plan))
+            input.report("libjpeg exif-thumbnail", image)
+            return ScaledStill(image: image, fullSize: full, orientation: orientation, colour: colour, plannedScale: plan.scale)
         }
 
         let factors = TurboJPEG.scalingFactors.filter { $0.num <= $0.denom }
@@ -104,16 +119,16 @@ struct StillPipeline: MediaPipeline {
             (decoded, warning) = try decoder.decode(header, num: Int(factor.num), denom: Int(factor.denom), adobe: markers.adobe,
                                                     cmykProfile: isCMYK ? profile : nil)
         } catch let jpegError {
-            return try libavFallback(source, request, limits: limits, orientation: orientation, jpegError: jpegError)
+            return try libavFallback(input, requests, orientation: orientation, jpegError: jpegError)
         }
+        input.report("libjpeg", decoded)
         // libjpeg rounds scaled sizes up; the last row/column then covers less than a full block and
         // comes out dark. Keep the rounded-down size, as libvips does.
         let exactW = max(1, header.width * Int(factor.num) / Int(factor.denom))
         let exactH = max(1, header.height * Int(factor.num) / Int(factor.denom))
         let trimmed = decoded.croppedTopLeft(width: min(exactW, decoded.width), height: min(exactH, decoded.height))
-        var image = colour(Resampler.finish(trimmed, fullSize: full, orientation: orientation, plan: plan))
-        if let warning { image.warnings = [warning] }
-        return image
+        return ScaledStill(image: trimmed, fullSize: full, orientation: orientation, colour: colour, plannedScale: plan.scale,
+                           warnings: warning.map { [$0] } ?? [])
     }
 
     /// The EXIF thumbnail, decoded, if it covers the output at full resolution and has the main image's shape.
@@ -128,20 +143,24 @@ struct StillPipeline: MediaPipeline {
         return warning == nil ? image : nil
     }
 
-    private func libavFallback(_ source: some ByteSource, _ request: ThumbnailRequest, limits: Limits,
-                               orientation: Orientation, jpegError: Error) throws -> Image {
-        try source.withContiguousBytes { bytes in
+    private func libavFallback(_ input: MediaInput, _ requests: [ThumbnailRequest], orientation: Orientation,
+                               jpegError: Error) throws -> ScaledStill {
+        try input.source.withContiguousBytes { bytes in
             let image: Image
             do {
-                image = try LibAVStillCodec.decode(bytes, type: .jpeg, limits: limits)
+                image = try LibAVStillCodec.decode(bytes, type: .jpeg, limits: input.limits)
             } catch let error as FlipbookError where error.code == .limitExceeded || error.code == .libraryUnavailable {
                 throw error
             } catch {
                 throw jpegError  // libjpeg's diagnosis is the more precise one
             }
-            let finished = Resampler.finish(image, fullSize: Size(width: image.width, height: image.height),
-                                            orientation: orientation, request: request)
-            return ColourManagement.toSRGB(finished, profile: EmbeddedProfile.jpeg(bytes))
+            input.report("libavcodec", image)
+            let full = Size(width: image.width, height: image.height)
+            let display = orientation.swapsAxes ? full.transposed : full
+            let plan = ScaledStill.decodePlan(display: display, orientation: orientation, requests: requests)
+            return ScaledStill(image: image, fullSize: full, orientation: orientation,
+                               colour: .alwaysConverted(EmbeddedProfile.jpeg(bytes)), plannedScale: plan.scale,
+                               warnings: image.warnings)
         }
     }
 }
