@@ -85,6 +85,29 @@ import Glibc
         #expect(try await server.metric("flipbook_source_fetch_refusals_total{reason=\"private-address\"}") == 0)
     }
 
+    /// A storyboard of a URL: its WebVTT points at the sheets as signed `?url=...&sheet=N` targets, which the
+    /// server answers; a poster of the same video equals the local one.
+    @Test func storyboardsAndPostersOfAURL() async throws {
+        let origin = try Env.temporaryFolder("origin-video")
+        try FileManager.default.copyItem(atPath: Env.samples + "/testsrc2-480x270-4s.mp4", toPath: origin + "/v.mp4")
+        let nginx = try await offPool { try NginxOrigin(root: origin) }
+        let server = try await Self.server(root: origin, allowed: ["127.0.0.1:\(nginx.port)"])
+        defer { Task { await server.stop() } }
+        let url = nginx.url("/v.mp4")
+        let poster = try await server.request(Self.remote("poster", url, "size=120"))
+        let local = try await server.request(Self.signer.sign("/poster/v.mp4?size=120"))
+        #expect(poster.status == 200 && poster.body == local.body)
+        let vtt = try await server.request(Self.remote("storyboard", url))
+        try #require(vtt.status == 200, "\(vtt.status) \(vtt.json)")
+        let text = String(decoding: vtt.body, as: UTF8.self)
+        let sheet = try #require(text.split(separator: "\n").first { $0.contains("&sheet=0") }.map { String($0.split(separator: "#").first!) })
+        #expect(sheet.hasPrefix("/storyboard?url=\(URLPath.encode(url))&sheet=0&sig="), "\(sheet)")
+        let image = try await server.request(sheet)
+        #expect(image.status == 200 && image.header("Content-Type") == "image/jpeg" && image.body.starts(with: [0xFF, 0xD8]))
+        // A sheet the signer did not make: 403.
+        #expect(try await server.request("/storyboard?url=\(URLPath.encode(url))&sheet=0").status == 403)
+    }
+
     @Test func refusedAddressesAreRefusedWithoutAConnection() async throws {
         let root = try Env.makeRoot("remote-refused")
         // A listener nobody opted in: a connection attempt would sit in its backlog, which a non-blocking
