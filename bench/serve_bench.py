@@ -11,7 +11,8 @@
    (fresh, no disk cache) vs running the CLI once per request: throughput and p50/p99 per request.
 Both sides log nothing per request (nginx access_log off, flipbook --log-level warning).
 """
-import collections, concurrent.futures, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import collections
+import contextlib, concurrent.futures, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import callgrind  # noqa: E402
@@ -215,10 +216,13 @@ def metric(port, series):
     return float(found.group(1)) if found else 0.0
 
 
-def bench_ranges():
+@contextlib.contextmanager
+def range_servers():
+    """flipbook serving big.gif's MP4 and nginx serving the same bytes as big.mp4 from `docroot`; yields (fb,
+    fb_port, ng, ng_port, docroot, the MP4's bytes) and stops both (the docroot stays, for callgrind's run). flipbook has a disk cache, as a deployment that compares with nginx has: the MP4's
+    hits go out with sendfile from its cached object (--sendfile-min), where without one they are copied from
+    memory."""
     root = os.path.join(WORK, "root")
-    # A disk cache, as a deployment that compares with nginx has: the MP4's hits go out with sendfile from its
-    # cached object (--sendfile-min), where without one they are copied from memory.
     cache = tempfile.mkdtemp(prefix="flipbook-ranges-cache-")
     fb, fb_port = start_flipbook(root, "--memory-cache", "256MB", "--disk-cache", cache)
     try:
@@ -230,22 +234,27 @@ def bench_ranges():
         os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
         ng, ng_port = nginx(docroot)
         try:
-            a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
-                f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
-            assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
-            disk_hits = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}')
-            fb_runs, ng_runs = [], []
-            for i in range(RANGE_RUNS):
-                # Alternate which server goes first, so neither always runs in the other's wake.
-                order = [(fb_runs, fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), (ng_runs, ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
-                for runs, pid, url in (order if i % 2 == 0 else order[::-1]):
-                    runs.append(wrk(url, pid))
-            sent_from_file = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}') - disk_hits
+            yield fb, fb_port, ng, ng_port, docroot, mp4
         finally:
             stop(ng)
     finally:
         stop(fb)
         shutil.rmtree(cache, ignore_errors=True)
+
+
+def bench_ranges():
+    with range_servers() as (fb, fb_port, ng, ng_port, docroot, mp4):
+        a, b = get(f"http://127.0.0.1:{ng_port}/big.mp4", {"Range": "bytes=0-65535"}), get(
+            f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": "bytes=0-65535"})
+        assert a == b and len(a) == 65536, "nginx and flipbook disagree on the range bytes"
+        disk_hits = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}')
+        fb_runs, ng_runs = [], []
+        for i in range(RANGE_RUNS):
+            # Alternate which server goes first, so neither always runs in the other's wake.
+            order = [(fb_runs, fb.pid, f"http://127.0.0.1:{fb_port}/mp4/big.gif"), (ng_runs, ng.pid, f"http://127.0.0.1:{ng_port}/big.mp4")]
+            for runs, pid, url in (order if i % 2 == 0 else order[::-1]):
+                runs.append(wrk(url, pid))
+        sent_from_file = metric(fb_port, 'flipbook_cache_hits_total{cache="disk"}') - disk_hits
 
     def m(runs, field):
         return median([getattr(r, field) for r in runs])
@@ -294,26 +303,10 @@ def strace_per_request(pids, url):
 
 def bench_syscalls():
     """The kernel's share, call by call: system calls per 64 KB range hit of each server (issue 47)."""
-    root = os.path.join(WORK, "root")
-    cache = tempfile.mkdtemp(prefix="flipbook-ranges-cache-")
-    fb, fb_port = start_flipbook(root, "--memory-cache", "256MB", "--disk-cache", cache)
-    try:
-        mp4 = get(f"http://127.0.0.1:{fb_port}/mp4/big.gif")
-        docroot = tempfile.mkdtemp(prefix="flipbook-nginx-root-")
-        os.chmod(docroot, 0o755)
-        with open(os.path.join(docroot, "big.mp4"), "wb") as f:
-            f.write(mp4)
-        os.chmod(os.path.join(docroot, "big.mp4"), 0o644)
-        ng, ng_port = nginx(docroot)
-        try:
-            get(f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": RANGE})
-            fb_n, fb_calls = strace_per_request([fb.pid], f"http://127.0.0.1:{fb_port}/mp4/big.gif")
-            ng_n, ng_calls = strace_per_request(server_pids(ng.pid)[1:], f"http://127.0.0.1:{ng_port}/big.mp4")
-        finally:
-            stop(ng)
-    finally:
-        stop(fb)
-        shutil.rmtree(cache, ignore_errors=True)
+    with range_servers() as (fb, fb_port, ng, ng_port, _, _):
+        get(f"http://127.0.0.1:{fb_port}/mp4/big.gif", {"Range": RANGE})
+        fb_n, fb_calls = strace_per_request([fb.pid], f"http://127.0.0.1:{fb_port}/mp4/big.gif")
+        ng_n, ng_calls = strace_per_request(server_pids(ng.pid)[1:], f"http://127.0.0.1:{ng_port}/big.mp4")
     print(f"== system calls per request, Range: {RANGE} (strace -c over wrk -t2 -c64 3 s; {fb_n} and {ng_n} requests)")
     names = sorted(set(fb_calls) | set(ng_calls), key=lambda n: -(fb_calls.get(n, 0) + ng_calls.get(n, 0)))
     for name in names:
