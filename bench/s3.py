@@ -10,6 +10,8 @@ and with what a user would script around the aws CLI.
    (target <= 0.5x its wall).
 3. ingest: the default recipe through two workers with S3 in and out against local disk (bench/ingest_worker.py's
    day of uploads, S3_INGEST_FILES of them, 200 by default; target within 1.2x).
+4. memory: a 200 MB GIF object converted to a 150 MB MP4 object (a multipart upload) against the same files on
+   local disk: peak RSS (GNU time) and wall, bucket to bucket against file to file (target: the same bounds).
 
     bench/s3.py BIN [rounds]      (needs the venv: boto3, moto[server], awscli)
 """
@@ -22,7 +24,7 @@ import remote  # noqa: E402  (clips, big_clip)
 BIN = os.path.abspath(sys.argv[1])
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 VENV = os.path.join(ROOT, ".build", "venv", "bin")
-PARTS = os.environ.get("PARTS", "1,2,3").split(",")
+PARTS = os.environ.get("PARTS", "1,2,3,4").split(",")
 
 
 def free_port():
@@ -245,6 +247,56 @@ def ingest(stack):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def big_gif(path, frames=146):
+    """1000x1000 noise cycling through 8 pictures, undisposed: about 1.37 MB a frame, 200 MB at 146 frames."""
+    if os.path.exists(path):
+        return path
+    import numpy as np
+    from PIL import Image
+    rng = np.random.default_rng(7)
+    palette = [v for i in range(256) for v in (i, i * 7 % 256, i * 13 % 256)]
+    pictures = []
+    for _ in range(8):
+        picture = Image.fromarray(rng.integers(0, 256, (1000, 1000), dtype=np.uint8), "P")
+        picture.putpalette(palette)
+        pictures.append(picture)
+    seq = [pictures[i % 8] for i in range(frames)]
+    seq[0].save(path + ".tmp", format="GIF", save_all=True, append_images=seq[1:], duration=40, loop=0, optimize=False, disposal=1)
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def memory(stack):
+    work = os.path.join(ROOT, "bench", "work", "s3")
+    os.makedirs(work, exist_ok=True)
+    gif = big_gif(os.path.join(work, "noise-200mb.gif"))
+    stack.tool("mb", "large")
+    stack.tool("put", "large", "in/noise.gif", gif)
+    options = ["--crf", "10", "--preset", "ultrafast", "--jobs", "1"]
+    print(f"\n== memory: a {os.path.getsize(gif) / 1e6:.0f} MB GIF object converted to an MP4 object (multipart), against the "
+          f"same files on local disk; {ROUNDS} alternating rounds, medians of peak RSS (GNU time) and wall")
+    ours, local = [], []
+    for i in range(ROUNDS):
+        out = os.path.join(work, "noise.mp4")
+        runs = [(ours, [BIN, "convert", "s3://large/in/noise.gif", "-o", f"s3://large/out/r{i}.mp4"] + options),
+                (local, [BIN, "convert", gif, "-o", out] + options)]
+        for sink, cmd in (runs if i % 2 == 0 else runs[::-1]):
+            if os.path.exists(out):
+                os.remove(out)
+            rss = os.path.join(work, "rss")
+            start = time.monotonic()
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + cmd, env=stack.env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            sink.append((int(open(rss).read().split()[-1]) / 1024, time.monotonic() - start))
+    size = os.path.getsize(os.path.join(work, "noise.mp4"))
+    uploads = json.loads(stack.tool("uploads", "large"))
+    a, b = statistics.median(x[0] for x in ours), statistics.median(x[0] for x in local)
+    wa, wb = statistics.median(x[1] for x in ours), statistics.median(x[1] for x in local)
+    print(f"   output {size / 1e6:.0f} MB; multipart uploads left behind: {len(uploads)}")
+    print(f"   peak RSS: S3 in and out {a:6.0f} MB | local files {b:6.0f} MB | ratio {a / b:.2f}x (+{a - b:.0f} MB)")
+    print(f"   wall:     S3 in and out {wa:6.2f} s  | local files {wb:6.2f} s  | ratio {wa / wb:.2f}x (moto stores in Python)")
+
+
 def main():
     stack = Stack()
     try:
@@ -254,6 +306,8 @@ def main():
             convert(stack)
         if "3" in PARTS:
             ingest(stack)
+        if "4" in PARTS:
+            memory(stack)
     finally:
         stack.close()
 

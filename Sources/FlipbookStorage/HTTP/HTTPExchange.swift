@@ -27,7 +27,7 @@ package enum HTTPExchange {
     /// event loop or from an async context.
     package static func send(_ request: HTTPClient.Request, with client: HTTPClient, limit: Int, deadline: NIODeadline,
                              describe what: String) throws -> Answer {
-        let collector = BoundedCollector(limit: limit, what: what)
+        let collector = BoundedCollector(limit: limit, what: what, bodiless: request.method == .HEAD)
         let task = client.execute(request: request, delegate: collector, deadline: deadline)
         do {
             return try task.futureResult.wait()
@@ -68,18 +68,24 @@ private final class BoundedCollector: HTTPClientResponseDelegate, @unchecked Sen
 
     let limit: Int
     let what: String
+    /// A HEAD: its `Content-Length` is the object's, and no body follows.
+    let bodiless: Bool
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
 
-    init(limit: Int, what: String) {
+    init(limit: Int, what: String, bodiless: Bool) {
         self.limit = limit
         self.what = what
+        self.bodiless = bodiless
     }
 
     func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         self.head = head
-        // An error answer's body is read (it says why) but a success's length is checked at once.
-        if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limit {
+        // An error answer's body is read (it says why) but a success's length is checked at once. A HEAD's
+        // Content-Length (or a 304's) is the object's size, not a body that will come: a HEAD of a 200 MB object
+        // used to fail here as over the limit.
+        if !bodiless, head.status != .notModified, head.status != .noContent,
+           let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limit {
             return task.eventLoop.makeFailedFuture(
                 FlipbookError(.limitExceeded, "the file is \(length) bytes, over the limit of \(limit) bytes"))
         }

@@ -107,7 +107,7 @@ package final class S3Client: Sendable {
             let digest = SHA256.hash(data: bytes)
             headers.append(("x-amz-sdk-checksum-algorithm", "SHA256"))
             headers.append(("x-amz-checksum-sha256", Data(digest).base64EncodedString()))
-            let answer = try send("PUT", object, headers: headers, body: bytes, payloadHash: Hex.string(digest), operation: "put")
+            let answer = try send("PUT", object, headers: headers, body: bytes[...], payloadHash: Hex.string(digest), operation: "put")
             try check(answer, object)
             return
         }
@@ -154,7 +154,8 @@ package final class S3Client: Sendable {
             while offset < bytes.count {
                 try Cancellation.check("the upload of \(object)")
                 let end = min(bytes.count, offset + partSize)
-                let part = Array(bytes[offset..<end])
+                // A slice, not a copy: the request body is made from it once (an 8 MiB copy fewer per part).
+                let part = bytes[offset..<end]
                 let number = parts.count + 1
                 let answer = try send("PUT", object, query: [("partNumber", String(number)), ("uploadId", uploadID)], body: part,
                                       payloadHash: Hex.string(SHA256.hash(data: part)), operation: "upload-part")
@@ -167,7 +168,7 @@ package final class S3Client: Sendable {
             for part in parts { xml += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(Self.xmlEscape(part.etag))</ETag></Part>" }
             xml += "</CompleteMultipartUpload>"
             let body = Array(xml.utf8)
-            let done = try send("POST", object, query: [("uploadId", uploadID)], headers: [("Content-Type", "application/xml")], body: body,
+            let done = try send("POST", object, query: [("uploadId", uploadID)], headers: [("Content-Type", "application/xml")], body: body[...],
                                 payloadHash: Hex.string(SHA256.hash(data: body)), operation: "complete-multipart")
             try check(done, object)
             // S3 may answer 200 and put the error in the body (the upload then is not complete).
@@ -185,7 +186,7 @@ package final class S3Client: Sendable {
 
     /// One signed request, retried in AWS's standard mode. Returns the last answer (the caller checks its status).
     private func send(_ method: String, _ object: S3Object, query: [(name: String, value: String)] = [],
-                      headers: [(String, String)] = [], body: [UInt8]? = nil, payloadHash: String = SigV4.emptyPayloadHash,
+                      headers: [(String, String)] = [], body: ArraySlice<UInt8>? = nil, payloadHash: String = SigV4.emptyPayloadHash,
                       limit: Int = 1 << 20, operation: String) throws -> HTTPExchange.Answer {
         let endpoint = configuration.s3Endpoint
         let addressing = configuration.addressing(bucket: object.bucket)
