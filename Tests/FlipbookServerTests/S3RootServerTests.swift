@@ -85,5 +85,16 @@ import Testing
         #expect(try await server.metric("flipbook_s3_requests_total{operation=\"get\"}") >= 2)
         #expect(try await server.metric("flipbook_s3_requests_total{operation=\"list\"}") >= 3)
         #expect(try await server.metric("flipbook_s3_bytes_total{direction=\"received\"}") > Double(64 << 10))
+
+        // An object over 1 MiB (a JPEG padded after its end to 3 MiB): its HEAD's Content-Length used to be held
+        // to the 1 MiB body limit, and every request for it failed.
+        var large = original
+        large.append(Data(count: (3 << 20) - original.count))
+        try large.write(to: URL(fileURLWithPath: localRoot + "/large.jpg"))
+        _ = try await offPool { try moto.tool(["put", "media", "lib/large.jpg", localRoot + "/large.jpg"]) }
+        let largeThumb = try await server.request("/thumb/large.jpg?size=64")
+        #expect(largeThumb.status == 200 && largeThumb.body == thumbLocal.body, "\(largeThumb.status)")
+        let tail = try await server.request("/original/large.jpg", headers: [("Range", "bytes=-2")])
+        #expect(tail.status == 206 && tail.body == [0, 0], "\(tail.status) \(tail.body.prefix(4))")
     }
 }
