@@ -330,7 +330,13 @@ def main():
         if "3" in PARTS:
             one_database(pg, root, tmp, media)
         if "4" in PARTS:
-            tracing_cost(pg, root, tmp, sources, int(os.environ.get("BENCH_INGEST_ROUNDS", "21")))
+            rounds = int(os.environ.get("BENCH_INGEST_ROUNDS", "21"))
+            if os.environ.get("BENCH_TRACING_RECIPE", "probe") == "default":
+                # The same cost over jobs a real recipe runs (BENCH_TRACING_JOBS distinct uploads, 200 by default).
+                day = make_day(root, int(os.environ.get("BENCH_TRACING_JOBS", "200")))
+                tracing_cost(pg, root, tmp, day, rounds, recipe="default")
+            else:
+                tracing_cost(pg, root, tmp, sources, rounds)
         if "5" in PARTS:
             prune_rate(pg, root, tmp, media)
         if "2" in PARTS:
@@ -435,7 +441,7 @@ def against_local(rounds, local):
     return wall, cpu, pg, sorted(w[0] / l[0] for w, l in zip(rounds, local))
 
 
-def tracing_cost(pg, root, tmp, sources, rounds):
+def tracing_cost(pg, root, tmp, sources, rounds, recipe="probe"):
     """Part 4. The worker's CPU is counted from the enqueueing commit to its exit (its rusage from wait4), not
     only to the last job's commit: spans still batched then are exported at shutdown, and that is their cost too.
     Both kinds pay the same shutdown otherwise. With BENCH_TRACING_BASELINE=PATH (another build of flipbook), a
@@ -443,7 +449,8 @@ def tracing_cost(pg, root, tmp, sources, rounds):
     same moments (this shared host's load moves single figures by 30% and more)."""
     from otlp_receiver import Receiver
     baseline = os.environ.get("BENCH_TRACING_BASELINE")
-    print(f"4. tracing: {JOBS} probe jobs through one worker (--concurrency 2), spans exported at 100% over OTLP/HTTP "
+    jobs = len(sources)
+    print(f"4. tracing: {jobs} {recipe} jobs through one worker (--concurrency 2), spans exported at 100% over OTLP/HTTP "
           f"vs no endpoint, {rounds} rounds alternating, medians; worker CPU from the enqueue to its exit")
     receiver = Receiver(keep=False)
     traced_env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
@@ -460,7 +467,7 @@ def tracing_cost(pg, root, tmp, sources, rounds):
                                          "--concurrency", "2"], stdout=log, stderr=log, env=env)
                 before = receiver.count
                 try:
-                    seconds, _, _, counts, cpu = run_jobs(pg, root, os.path.join(tmp, f"out-{kind}"), tmp, sources, "probe", 1, 2,
+                    seconds, _, _, counts, cpu = run_jobs(pg, root, os.path.join(tmp, f"out-{kind}"), tmp, sources, recipe, 1, 2,
                                                           running=[proc])
                     at_commit = cpu_seconds(proc.pid) - cpu[0]
                 finally:
@@ -480,11 +487,11 @@ def tracing_cost(pg, root, tmp, sources, rounds):
     on_wall, on_cpu, on_window = (median("traced", i) for i in range(3))
     pairs = sorted(t[0] / o[0] for t, o in zip(results["traced"], results["off"]))
     cpu_pairs = sorted(t[1] / o[1] for t, o in zip(results["traced"], results["off"]))
-    print(f"  tracing off (no endpoint): {off_wall:.2f} s, worker CPU {off_cpu * 1e6 / JOBS:.0f} us a job to its exit "
-          f"({off_window * 1e6 / JOBS:.0f} us to the last commit) (rounds: {', '.join(f'{r[0]:.2f}' for r in results['off'])})")
-    print(f"  traced at 100%: {on_wall:.2f} s, worker CPU {on_cpu * 1e6 / JOBS:.0f} us a job to its exit "
-          f"({on_window * 1e6 / JOBS:.0f} us to the last commit) (rounds: {', '.join(f'{r[0]:.2f}' for r in results['traced'])}); "
-          f"spans received a round: {', '.join(map(str, sorted(set(spans))))} ({statistics.median(spans) / JOBS:.2f} a job)")
+    print(f"  tracing off (no endpoint): {off_wall:.2f} s, worker CPU {off_cpu * 1e6 / jobs:.0f} us a job to its exit "
+          f"({off_window * 1e6 / jobs:.0f} us to the last commit) (rounds: {', '.join(f'{r[0]:.2f}' for r in results['off'])})")
+    print(f"  traced at 100%: {on_wall:.2f} s, worker CPU {on_cpu * 1e6 / jobs:.0f} us a job to its exit "
+          f"({on_window * 1e6 / jobs:.0f} us to the last commit) (rounds: {', '.join(f'{r[0]:.2f}' for r in results['traced'])}); "
+          f"spans received a round: {', '.join(map(str, sorted(set(spans))))} ({statistics.median(spans) / jobs:.2f} a job)")
     print(f"  ratio traced/off: {on_wall / off_wall:.2f}x wall (round by round: median {statistics.median(pairs):.2f}x, "
           f"{pairs[0]:.2f}-{pairs[-1]:.2f}x), {on_cpu / off_cpu:.2f}x worker CPU (round by round: median "
           f"{statistics.median(cpu_pairs):.2f}x, {cpu_pairs[0]:.2f}-{cpu_pairs[-1]:.2f}x; to the last commit "
@@ -492,9 +499,9 @@ def tracing_cost(pg, root, tmp, sources, rounds):
     if baseline:
         b_cpu = median("baseline", 1)
         b_pairs = sorted(t[1] / o[1] for t, o in zip(results["baseline"], results["off"]))
-        print(f"  traced at 100% by {baseline}: worker CPU {b_cpu * 1e6 / JOBS:.0f} us a job to its exit, {b_cpu / off_cpu:.2f}x "
+        print(f"  traced at 100% by {baseline}: worker CPU {b_cpu * 1e6 / jobs:.0f} us a job to its exit, {b_cpu / off_cpu:.2f}x "
               f"(round by round: median {statistics.median(b_pairs):.2f}x, {b_pairs[0]:.2f}-{b_pairs[-1]:.2f}x); spans received a "
-              f"round: {', '.join(map(str, sorted(set(baseline_spans))))} ({statistics.median(baseline_spans) / JOBS:.2f} a job)")
+              f"round: {', '.join(map(str, sorted(set(baseline_spans))))} ({statistics.median(baseline_spans) / jobs:.2f} a job)")
 
 
 def prune_rate(pg, root, tmp, media):

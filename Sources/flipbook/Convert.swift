@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Flipbook
+import FlipbookStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -95,7 +96,9 @@ struct Convert: ParsableCommand {
         // A batch is a long run: keep its memory near what its largest file needs (see Allocator). So is one
         // remote file: it comes in bodies of up to 4 MiB, each freed in turn, and with glibc's moving threshold
         // they stay in the heap. A 27.5 MB GIF from S3 peaked 49 MB above the local file, 22 MB with this.
-        let remote = plan.jobs.contains { job in [job.input, job.output].contains { $0.hasPrefix("s3://") || $0.hasPrefix("http") } }
+        let remote = plan.jobs.contains { job in
+            [job.input, job.output].contains { if case .local? = try? StoreLocation($0) { false } else { true } }
+        }
         if plan.jobs.count > 1 || remote { Allocator.keepLargeBlocksMapped() }
         let progress = ConversionProgress(total: plan.jobs.count)
         let failures = Atomic<Int>(0)
