@@ -132,14 +132,16 @@ def posters(stack):
         size = os.path.getsize(f)
         floor = server_floor(stack, "videos", name)
         rows.append((name, size, wall_s3, wall_local, requests, fetched, floor))
-        net = max(wall_s3 - floor * requests, 1e-3) / wall_local
+        # Where moto's time is all of it (or more: its per-GET time varies by more than our share), no net figure.
+        net = (wall_s3 - floor * requests) / wall_local
+        shown = f"{net:5.2f}x" if net > 0.2 else "  moto"
         print(f"   {name:34s} {size / 1e6:7.1f} | {wall_s3 * 1000:7.0f} {wall_local * 1000:7.0f} {wall_s3 / wall_local:5.2f}x | "
-              f"{requests:8.0f} {fetched / 1e3:10.0f} {100 * fetched / size:5.2f}% | {floor * 1000:8.0f} {net:5.2f}x")
+              f"{requests:8.0f} {fetched / 1e3:10.0f} {100 * fetched / size:5.2f}% | {floor * 1000:8.0f} {shown}")
     print(f"   geomean wall s3 / local {geo([r[2] / r[3] for r in rows]):.2f}x (target <= 1.5x); fetched of the objects over "
           f"50 MB: {', '.join(f'{100 * r[5] / r[1]:.2f}%' for r in rows if r[1] > 50e6)} (target <= 5%)")
     print(f"   the server's share: moto's time for one 64 KB ranged GET of the object (boto3, in-process, through the same "
-          f"proxy; 'moto ms'); net = (s3 wall - requests x that) / local; geomean net "
-          f"{geo([max(r[2] - r[6] * r[4], 1e-3) / r[3] for r in rows]):.2f}x (target <= 1.5x)")
+          f"proxy; 'moto ms'); net = (s3 wall - requests x that) / local; geomean net over the objects it is shown for "
+          f"{geo([n for n in ((r[2] - r[6] * r[4]) / r[3] for r in rows) if n > 0.2]):.2f}x (target <= 1.5x)")
 
 
 def server_floor(stack, bucket, key):
