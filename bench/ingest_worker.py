@@ -460,14 +460,17 @@ def tracing_cost(pg, root, tmp, sources, rounds, recipe="probe"):
     baseline_spans = []
     kinds = [("off", plain_env, BINARY), ("traced", traced_env, BINARY)] + ([("baseline", traced_env, baseline)] if baseline else [])
     try:
-        for _ in range(rounds):
+        for round_ in range(rounds):
             for kind, env, binary in kinds:
                 log = open(os.path.join(tmp, f"worker-{kind}.log"), "w")
-                proc = subprocess.Popen([binary, "worker", "--database", pg.url, "--root", root, "-o", os.path.join(tmp, f"out-{kind}"),
+                # A folder per round: derivatives are content-addressed, and a second round into the same one
+                # would find them made and skip the work.
+                out = os.path.join(tmp, f"out-{kind}-{round_}")
+                proc = subprocess.Popen([binary, "worker", "--database", pg.url, "--root", root, "-o", out,
                                          "--concurrency", "2"], stdout=log, stderr=log, env=env)
                 before = receiver.count
                 try:
-                    seconds, _, _, counts, cpu = run_jobs(pg, root, os.path.join(tmp, f"out-{kind}"), tmp, sources, recipe, 1, 2,
+                    seconds, _, _, counts, cpu = run_jobs(pg, root, out, tmp, sources, recipe, 1, 2,
                                                           running=[proc])
                     at_commit = cpu_seconds(proc.pid) - cpu[0]
                 finally:
