@@ -17,7 +17,9 @@
   4. Tracing: the part-1 probe jobs through a worker exporting every job's spans over OTLP/HTTP (sampler
      always_on, to a loopback receiver that parses them with opentelemetry-proto and counts them) against the
      same worker with no endpoint set, alternating rounds, medians of wall time and of the worker's CPU a job
-     from the enqueue to its exit (target: at most 1.05x); BENCH_TRACING_BASELINE=PATH adds another build's
+     from the enqueue to its exit (target: at most 1.05x); BENCH_TRACING_RECIPE=default runs it on the default
+     recipe (BENCH_TRACING_JOBS distinct uploads), BENCH_TRACING_CALLGRIND=1 counts instructions instead;
+     BENCH_TRACING_BASELINE=PATH adds another build's
      traced rounds to the alternation.
   5. Retention: 200,000 finished rows 40 days old pruned by `flipbook queue prune` while a worker claims jobs
      20 at a time: rows deleted per second, and the longest wait from a job's commit to its claim before and
@@ -331,12 +333,15 @@ def main():
             one_database(pg, root, tmp, media)
         if "4" in PARTS:
             rounds = int(os.environ.get("BENCH_INGEST_ROUNDS", "21"))
-            if os.environ.get("BENCH_TRACING_RECIPE", "probe") == "default":
-                # The same cost over jobs a real recipe runs (BENCH_TRACING_JOBS distinct uploads, 200 by default).
-                day = make_day(root, int(os.environ.get("BENCH_TRACING_JOBS", "200")))
-                tracing_cost(pg, root, tmp, day, rounds, recipe="default")
+            recipe = os.environ.get("BENCH_TRACING_RECIPE", "probe")
+            # The same cost over jobs a real recipe runs (BENCH_TRACING_JOBS distinct uploads, 200 by default).
+            jobs = make_day(root, int(os.environ.get("BENCH_TRACING_JOBS", "200"))) if recipe == "default" else sources
+            if os.environ.get("BENCH_TRACING_CALLGRIND"):
+                if recipe == "probe" and "BENCH_TRACING_JOBS" in os.environ:
+                    jobs = jobs[:int(os.environ["BENCH_TRACING_JOBS"])]
+                tracing_instructions(pg, root, tmp, jobs, recipe)
             else:
-                tracing_cost(pg, root, tmp, sources, rounds)
+                tracing_cost(pg, root, tmp, jobs, rounds, recipe=recipe)
         if "5" in PARTS:
             prune_rate(pg, root, tmp, media)
         if "2" in PARTS:
@@ -505,6 +510,46 @@ def tracing_cost(pg, root, tmp, sources, rounds, recipe="probe"):
         print(f"  traced at 100% by {baseline}: worker CPU {b_cpu * 1e6 / jobs:.0f} us a job to its exit, {b_cpu / off_cpu:.2f}x "
               f"(round by round: median {statistics.median(b_pairs):.2f}x, {b_pairs[0]:.2f}-{b_pairs[-1]:.2f}x); spans received a "
               f"round: {', '.join(map(str, sorted(set(baseline_spans))))} ({statistics.median(baseline_spans) / jobs:.2f} a job)")
+
+
+def tracing_instructions(pg, root, tmp, sources, recipe):
+    """Part 4 with BENCH_TRACING_CALLGRIND=1: the worker's instructions (callgrind, every thread, user space) for
+    the same jobs with spans exported at 100% and with no endpoint, one run each. Instruction counts do not move
+    with the host's load, which moves part 4's CPU figures by more than the 5% the target allows. The count runs
+    from the worker's start to its exit, so both kinds include the same start-up; the difference over the
+    spans received is what a span costs the worker."""
+    import callgrind
+    from otlp_receiver import Receiver
+    binary = callgrind.without_debug_info(BINARY, tmp)
+    receiver = Receiver(keep=False)
+    traced_env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
+    plain_env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    jobs = len(sources)
+    print(f"4. tracing, instructions: {jobs} {recipe} jobs through one worker (--concurrency 2) under callgrind, spans "
+          f"exported at 100% vs no endpoint")
+    counts, spans = {}, {}
+    try:
+        for kind, env in (("off", plain_env), ("traced", traced_env)):
+            dump = os.path.join(tmp, f"callgrind-{kind}.out")
+            out = os.path.join(tmp, f"out-callgrind-{kind}")
+            log = open(os.path.join(tmp, f"worker-callgrind-{kind}.log"), "w")
+            proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={dump}", binary, "worker",
+                                     "--database", pg.url, "--root", root, "-o", out, "--concurrency", "2"],
+                                    stdout=log, stderr=log, env=env)
+            before = receiver.count
+            try:
+                run_jobs(pg, root, out, tmp, sources, recipe, 1, 2, running=[proc])
+            finally:
+                proc.terminate()
+                proc.wait()
+            counts[kind] = callgrind.total(dump)
+            spans[kind] = receiver.count - before
+    finally:
+        receiver.close()
+    off, on = counts["off"] / jobs, counts["traced"] / jobs
+    per_span = (counts["traced"] - counts["off"]) / max(1, spans["traced"])
+    print(f"  no endpoint: {off:,.0f} instructions a job; traced: {on:,.0f} a job, {spans['traced'] / jobs:.2f} spans a job "
+          f"received; ratio {on / off:.3f}x (target <= 1.05x); {per_span:,.0f} instructions a span")
 
 
 def prune_rate(pg, root, tmp, media):
