@@ -14,20 +14,7 @@ import Testing
         let folder = try TemporaryDirectory()
         let gif = folder.path("noise.gif")
         // 20 frames of 1000x1000 noise cycling through 4 pictures: a 27 MB GIF and, at crf 10, a 21 MB MP4 (3 parts).
-        let make = """
-        import sys, numpy as np
-        from PIL import Image
-        rng = np.random.default_rng(7)
-        palette = [v for i in range(256) for v in (i, i * 7 % 256, i * 13 % 256)]
-        pictures = []
-        for _ in range(4):
-            picture = Image.fromarray(rng.integers(0, 256, (1000, 1000), dtype=np.uint8), 'P')
-            picture.putpalette(palette)
-            pictures.append(picture)
-        frames = [pictures[i % 4] for i in range(20)]
-        frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=40, loop=0, optimize=False, disposal=1)
-        """
-        let made = try Run.program(Run.python, ["-c", make, gif])
+        let made = try Run.program(Run.python, [packageRoot.appendingPathComponent("Tests/storage/noise_gif.py").path, gif, "20", "4"])
         try #require(made.status == 0, "\(made.stderr)")
         try moto.tool(["mb", "big"])
         try moto.tool(["put", "big", "in/noise.gif", gif])
