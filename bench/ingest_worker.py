@@ -446,6 +446,13 @@ def against_local(rounds, local):
     return wall, cpu, pg, sorted(w[0] / l[0] for w, l in zip(rounds, local))
 
 
+def tracing_environments(receiver):
+    """The worker's environment with every span exported to `receiver`, and without any OTEL_ setting."""
+    traced = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    return traced, plain
+
+
 def tracing_cost(pg, root, tmp, sources, rounds, recipe="probe"):
     """Part 4. The worker's CPU is counted from the enqueueing commit to its exit (its rusage from wait4), not
     only to the last job's commit: spans still batched then are exported at shutdown, and that is their cost too.
@@ -458,8 +465,7 @@ def tracing_cost(pg, root, tmp, sources, rounds, recipe="probe"):
     print(f"4. tracing: {jobs} {recipe} jobs through one worker (--concurrency 2), spans exported at 100% over OTLP/HTTP "
           f"vs no endpoint, {rounds} rounds alternating, medians; worker CPU from the enqueue to its exit")
     receiver = Receiver(keep=False)
-    traced_env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
-    plain_env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    traced_env, plain_env = tracing_environments(receiver)
     results = {"off": [], "traced": [], "baseline": []}
     spans = []
     baseline_spans = []
@@ -522,8 +528,7 @@ def tracing_instructions(pg, root, tmp, sources, recipe):
     from otlp_receiver import Receiver
     binary = callgrind.without_debug_info(BINARY, tmp)
     receiver = Receiver(keep=False)
-    traced_env = dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_TRACES_SAMPLER="always_on")
-    plain_env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    traced_env, plain_env = tracing_environments(receiver)
     jobs = len(sources)
     print(f"4. tracing, instructions: {jobs} {recipe} jobs through one worker (--concurrency 2) under callgrind, spans "
           f"exported at 100% vs no endpoint")
