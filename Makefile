@@ -32,7 +32,7 @@ PIP_PACKAGES += boto3 moto[server]
 # make bench-s3's peer: the shell loop a user writes around `aws s3 cp`.
 PIP_PACKAGES += awscli
 
-.PHONY: all deps venv build release test docs examples demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
+.PHONY: all deps venv build release test docs examples examples-check demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 
 all: build
 
@@ -76,7 +76,7 @@ BUILT_BY_RELEASE = @echo "== benchmark of $(RELEASE_BIN), built by make release 
 
 # Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
 # last line restates Swift Testing's own per-test outcomes plainly, skipped tests apart from passed ones.
-test: venv docs examples
+test: venv docs examples-check
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@mkdir -p .build
 	@set -o pipefail; FLIPBOOK_PYTHON=$(CURDIR)/$(PY) $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 | tee .build/test.log; \
@@ -99,6 +99,16 @@ examples: deps
 	$(SWIFT) build --package-path Examples/thumbnail-folder --scratch-path .build-examples $(BUILD_FLAGS)
 	$(SWIFT) build --package-path Examples/derivative-server --scratch-path .build-examples $(BUILD_FLAGS)
 	.build-examples/debug/thumbnail-folder samples .build-examples/thumbs
+
+# What `make test` checks of the examples. The thumbnailer builds and runs as a package of its own (Flipbook's
+# product by path, a minute: Flipbook's targets only). The server example's dependencies are NIO, Hummingbird and
+# the rest, which a second root compiles again (five minutes cold), so its manifest is only loaded against
+# Flipbook's products here and its source compiles as this package's `derivative-server-example` target
+# (`packageAccess: false`: public API only) in the test build.
+examples-check: deps
+	$(SWIFT) build --package-path Examples/thumbnail-folder --scratch-path .build-examples $(BUILD_FLAGS)
+	.build-examples/debug/thumbnail-folder samples .build-examples/thumbs
+	$(SWIFT) package --package-path Examples/derivative-server --scratch-path .build-examples show-dependencies >/dev/null
 
 # Remakes samples/ from scripts/make-samples.sh (committed with its output).
 samples: deps

@@ -262,6 +262,17 @@ let package = Package(
     ]
 )
 
+// Examples/derivative-server's source, compiled a second time as a target of this package, so `make test` checks it
+// against the dependencies this build already has instead of building NIO, Hummingbird and the rest again for a
+// second root (five minutes of a fresh clone's test run). `packageAccess: false` keeps `package` declarations out
+// of its reach, as they are for a user's package; `make examples` still builds the example as a package of its own.
+package.targets.append(.executableTarget(
+    name: "derivative-server-example",
+    dependencies: ["Flipbook", "FlipbookService", .product(name: "Hummingbird", package: "hummingbird")],
+    path: "Examples/derivative-server/Sources/derivative-server",
+    packageAccess: false
+))
+
 // libFuzzer targets (`make fuzz`), only when FLIPBOOK_FUZZ=1: they are built with -sanitize=fuzzer,address
 // into their own scratch path (.build-fuzz), so normal builds and `swift test` never see them.
 if Context.environment["FLIPBOOK_FUZZ"] == "1" {
