@@ -32,7 +32,7 @@ PIP_PACKAGES += boto3 moto[server]
 # make bench-s3's peer: the shell loop a user writes around `aws s3 cp`.
 PIP_PACKAGES += awscli
 
-.PHONY: all deps venv build release test docs examples examples-check demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
+.PHONY: all deps venv build release test docs docs-check examples examples-check demo bench bench-stills bench-heif-decode samples clean serve bench-serve bench-gif bench-gif-frontier bench-start-cost bench-gif-large bench-ingest
 
 all: build
 
@@ -76,14 +76,14 @@ BUILT_BY_RELEASE = @echo "== benchmark of $(RELEASE_BIN), built by make release 
 
 # Swift Testing runs the suites; XCTest's half of `swift test` also prints "Executed 0 tests", so the
 # last line restates Swift Testing's own per-test outcomes plainly, skipped tests apart from passed ones.
-test: venv docs examples-check
+test: venv docs-check examples-check
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@mkdir -p .build
 	@set -o pipefail; FLIPBOOK_PYTHON=$(CURDIR)/$(PY) $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 | tee .build/test.log; \
 	  status=$$?; scripts/test-summary.sh .build/test.log && exit $$status
 
 # The DocC catalogs of Flipbook and FlipbookService (swift-docc-plugin) as a static site in .build/docs/<target>;
-# warnings are errors, so a broken symbol link or article fails the build. `make test` runs it too.
+# warnings are errors, so a broken symbol link or article fails the build. `make test` checks the same (docs-check).
 DOCC_TARGETS := Flipbook FlipbookCore FlipbookCodecs FlipbookService
 docs: deps
 	@mkdir -p .build/docs; for t in $(DOCC_TARGETS); do \
@@ -92,6 +92,12 @@ docs: deps
 	    --warnings-as-errors --transform-for-static-hosting --hosting-base-path $$lower \
 	    --output-path .build/docs/$$lower || exit 1; \
 	done
+
+# What `make test` checks of the DocC catalogs: the same four with warnings as errors, in one plugin run (a run per
+# target starts the plugin and its snippet tool again, about 20 s each), without the static-hosting layout.
+docs-check: deps
+	$(SWIFT) package --allow-writing-to-directory .build/docs-check generate-documentation \
+	  $(foreach t,$(DOCC_TARGETS),--target $(t)) --warnings-as-errors --output-path .build/docs-check
 
 # The two example packages (Examples/), built as a user's would be: Flipbook by path, public API only. They
 # share one scratch folder, so Flipbook's own targets compile once for both; the thumbnailer then runs on samples/.
