@@ -93,18 +93,16 @@ docs: deps
 	    --output-path .build/docs/$$lower || exit 1; \
 	done
 
-# What `make test` checks of the DocC catalogs: the same four with warnings as errors, in one plugin run (a run per
-# target starts the plugin and its snippet tool again, about 20 s each), without the static-hosting layout.
+# What `make test` checks of the DocC catalogs: the same four with warnings as errors, in one plugin run, without
+# the static-hosting layout (measured no faster than four runs: the FlipbookService build dominates).
 docs-check: deps
 	$(SWIFT) package --allow-writing-to-directory .build/docs-check generate-documentation \
 	  $(foreach t,$(DOCC_TARGETS),--target $(t)) --warnings-as-errors --output-path .build/docs-check
 
 # The two example packages (Examples/), built as a user's would be: Flipbook by path, public API only. They
-# share one scratch folder, so Flipbook's own targets compile once for both; the thumbnailer then runs on samples/.
-examples: deps
-	$(SWIFT) build --package-path Examples/thumbnail-folder --scratch-path .build-examples $(BUILD_FLAGS)
+# share one scratch folder, so Flipbook's own targets compile once for both; the thumbnailer runs on samples/.
+examples: examples-check
 	$(SWIFT) build --package-path Examples/derivative-server --scratch-path .build-examples $(BUILD_FLAGS)
-	.build-examples/debug/thumbnail-folder samples .build-examples/thumbs
 
 # What `make test` checks of the examples. The thumbnailer builds and runs as a package of its own (Flipbook's
 # product by path, a minute: Flipbook's targets only). The server example's dependencies are NIO, Hummingbird and

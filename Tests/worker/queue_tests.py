@@ -617,14 +617,13 @@ def scenario_slowdb(run):
         END $$""")
     run.conn.execute("CREATE TRIGGER slow_heartbeat BEFORE UPDATE ON flipbook.jobs FOR EACH STATEMENT EXECUTE FUNCTION slow_heartbeat()")
     run.conn.commit()
-    asleep_sql = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-live' AND wait_event = 'PgSleep' "
-                  "AND strpos(query, 'lease-expired') > 0")
-    check(wait_until(run.conn, f"SELECT ({asleep_sql}) > 0", listen=False, ceiling=120), "the live worker's heartbeat never reached the trigger")
+    reaps_sql = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-live' AND strpos(query, 'lease-expired') > 0"
+    check(wait_until(run.conn, f"SELECT ({reaps_sql} AND wait_event = 'PgSleep') > 0", listen=False, ceiling=120),
+          "the live worker's heartbeat never reached the trigger")
     # Once there, a reap is held for as long as its statement is still running: between two of the trigger's
     # 100 ms sleeps its backend is briefly not in PgSleep (it reads the gate), and on a loaded machine a look
     # caught the only held reap there (seen beside a loop of release builds), so the looks count running reaps.
-    held_sql = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'flipbook-live' AND state = 'active' "
-                "AND strpos(query, 'lease-expired') > 0")
+    held_sql = f"{reaps_sql} AND state = 'active'"
     # The reaper knows no `longboard` recipe: were it listening when the job comes, it could claim it first and
     # fail it. It stops (SIGTERM: exit 0) until the live worker has started the job, then a new one reaps.
     reaper.terminate()
