@@ -31,7 +31,7 @@ struct GIFTuningTests {
         #expect(flatness == 32.0 / 63.0)
     }
 
-    @Test(arguments: [("flat blocks", 27), ("stripes", 26), ("noise", 25)])
+    @Test(arguments: [("flat blocks", 28), ("stripes", 27), ("noise", 25)])
     func theCRFFollowsTheKindOfPicture(name: String, crf: Int) throws {
         var seed: UInt32 = 12345
         let bytes: [UInt8] = switch name {

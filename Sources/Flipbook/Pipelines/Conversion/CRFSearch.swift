@@ -18,8 +18,10 @@ import Glibc
 /// Every step depends only on the measurements, which are deterministic, so the chosen encode is too.
 public struct CRFSearch: Sendable {
     /// The floor used when `VideoConversionOptions.minimumSSIM` is not given, on `QualityMeter`'s scale.
-    /// Animated WebP and APNG (true colour, often lossless): 0.97, which takes uniform noise (0.936 against
-    /// Pillow at crf 23) to a crf where it holds 0.95 against Pillow. GIF: none; its defaults are
+    /// Animated WebP and APNG (true colour, often lossless): 0.97, chosen when uniform noise scored 0.936
+    /// against Pillow at crf 23 and this floor took it to a crf where it held 0.95. Since `FrameEncoder`
+    /// takes chroma as 2x2 means, the same noise holds 0.962 at crf 23 (0.980 on this scale) and is not
+    /// encoded again. GIF: none; its defaults are
     /// `GIFTuning`'s (a crf per kind of picture, chroma QP offset -4, thorough analysis), whose worst GIF in
     /// `make bench-gif` (moon_impact.gif) is 0.003 SSIM under the peer without any measuring. (With crf 28, 0.955 with a
     /// reach of 3 crf steps (`floorReach(for:)`) lifted moon_impact.gif, 0.015 under the peer in the browser
