@@ -84,6 +84,7 @@ VARIANTS = {
     "bf3": lambda k, b, pf: base_params(k, b, pf, extra="bframes=3"),
     "ref8": lambda k, b, pf: base_params(k, b, pf, extra="ref=8"),
     "no-analysis": lambda k, b, pf: base_params(k, 1 << 40, pf),
+    "no-esa": lambda k, b, pf: base_params(k, b, pf, exhaustive=False),
 }
 
 

@@ -159,7 +159,8 @@ package final class FrameEncoder {
         // Chroma is each 2x2 block's mean (area, without full-chroma input), which is what a player that
         // upsamples 4:2:0 from block centres needs. The earlier bicubic filter over full-resolution chroma
         // (SWS_FULL_CHR_H_INP) smeared colour across edges: on video-clip.gif, lossless otherwise, Chromium's
-        // own rendering of the video scored U 0.955 against the GIF, the area mean 0.981 (docs/benchmarks.md).
+        // own rendering of the video scored U 0.962 against the GIF, ffmpeg's default bicubic 0.976, the area
+        // mean 0.981 (bench/chroma_check.py, docs/benchmarks.md).
         scaler = try SwsScaler(sourceWidth: Int32(paddedWidth), sourceHeight: Int32(paddedHeight), sourceFormat: AV_PIX_FMT_RGB24,
                                width: Int32(paddedWidth), height: Int32(paddedHeight), format: AV_PIX_FMT_YUV420P,
                                flags: Int32(SWS_AREA | SWS_ACCURATE_RND),
