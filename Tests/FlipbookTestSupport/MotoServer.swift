@@ -10,9 +10,16 @@ public final class MotoServer: @unchecked Sendable {
     public private(set) var port = 0
     private let process = Process()
     public let home: String
-    private let lock = NSCondition()
-    private var output = ""
-    private var ended = false
+
+    /// What the thread that drains moto's output shares with `init`. The thread holds this, not the server:
+    /// holding the server kept it alive until moto exited, so `deinit` never ran and never killed moto, and
+    /// every server a test did not stop outlived the test run.
+    private final class Drain: @unchecked Sendable {
+        let lock = NSCondition()
+        var output = ""
+        var ended = false
+        var found = false
+    }
 
     /// The credentials every test uses (moto accepts any unless `authenticate`).
     public static let accessKey = "AKIAFLIPBOOKTEST0001", secretKey = "flipbook-test-secret"
@@ -35,29 +42,32 @@ public final class MotoServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Drain everything moto prints (a line per request) until it exits, noting the port on the way.
-        let reader = Thread { [self] in
+        let drain = Drain()
+        let reader = Thread {
             let handle = pipe.fileHandleForReading
             while true {
                 let data = handle.availableData
-                lock.lock()
-                if data.isEmpty { ended = true } else if port == 0 { output += String(decoding: data, as: UTF8.self) }
-                lock.broadcast()
-                lock.unlock()
+                drain.lock.lock()
+                if data.isEmpty { drain.ended = true } else if !drain.found { drain.output += String(decoding: data, as: UTF8.self) }
+                drain.lock.broadcast()
+                drain.lock.unlock()
                 if data.isEmpty { return }
             }
         }
         reader.start()
-        lock.lock()
-        defer { lock.unlock() }
+        drain.lock.lock()
+        defer { drain.lock.unlock() }
         while port == 0 {
-            if let range = output.range(of: "Running on http://127.0.0.1:"),
-               let end = output[range.upperBound...].firstIndex(where: { !$0.isNumber }), let found = Int(output[range.upperBound..<end]) {
+            if let range = drain.output.range(of: "Running on http://127.0.0.1:"),
+               let end = drain.output[range.upperBound...].firstIndex(where: { !$0.isNumber }),
+               let found = Int(drain.output[range.upperBound..<end]) {
                 port = found
-                output = ""
+                drain.found = true
+                drain.output = ""
                 break
             }
-            if ended { throw ToolFailed(description: "moto exited before listening: \(output)") }
-            lock.wait()
+            if drain.ended { throw ToolFailed(description: "moto exited before listening: \(drain.output)") }
+            drain.lock.wait()
         }
     }
 
