@@ -12,13 +12,12 @@ then FLIPBOOK's own `flipbook convert` at its defaults and the peer's recipe at 
 
 Both sides come from Chromium (headless, software): the GIF's frames from WebCodecs' ImageDecoder
 (Tests/oracle/gif_reference.py), the video's from a <video> element seeked to the middle of each GIF frame's
-stay and drawn to a canvas. SSIM: ffmpeg's ssim filter on yuv444p (All, Y, U, V), each frame weighted by its
-display time. gif_score.py, which turns the video into RGB with ffmpeg instead, ranks them the same way.
+stay and drawn to a canvas. SSIM: gif_score.ssim (ffmpeg's ssim filter on yuv444p: All, Y, U, V), each frame
+weighted by its display time. gif_score.py, which turns the video into RGB with ffmpeg instead, ranks them the same way.
 """
 import base64
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "oracle"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from gif_reference import Browser  # noqa: E402
+from gif_reference import Browser, Reference  # noqa: E402
 import gif2mp4  # noqa: E402
+import gif_score  # noqa: E402
 
 CONVERSIONS = ["bicubic+accurate_rnd+full_chroma_inp", "bicubic", "area+accurate_rnd"]
 
@@ -61,22 +61,6 @@ GRAB_JS = """(async () => {
 })()"""
 
 
-def ssim(ref, got, weights, w, h):
-    with tempfile.TemporaryDirectory() as tmp:
-        a, b, stats = (os.path.join(tmp, n) for n in ("a.rgb", "b.rgb", "stats.txt"))
-        with open(a, "wb") as fa, open(b, "wb") as fb:
-            for x, y in zip(ref, got):
-                fa.write(np.ascontiguousarray(x).tobytes())
-                fb.write(np.ascontiguousarray(y).tobytes())
-        raw = ["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", "25"]
-        subprocess.run(["ffmpeg", "-v", "error", *raw, "-i", a, *raw, "-i", b, "-lavfi",
-                        f"[0]format=yuv444p[x];[1]format=yuv444p[y];[x][y]ssim=stats_file={stats}", "-f", "null", "-"],
-                       check=True)
-        rows = [dict(re.findall(r"(\w+):([0-9.]+)", line)) for line in open(stats)]
-    total = sum(weights)
-    return {k: sum(float(r[k]) * wt for r, wt in zip(rows, weights)) / total for k in ("All", "Y", "U", "V")}
-
-
 def rendered(browser, video, times, w, h):
     with open(video, "rb") as f:
         browser.evaluate(f"window.__b64 = '{base64.b64encode(f.read()).decode()}'")
@@ -96,9 +80,9 @@ def main():
             h, w = frames[0].shape[:2]
             # Odd sizes: the peer rounds down, Flipbook pads; score the even top-left area both have.
             ew, eh = w - w % 2, h - h % 2
-            ref = [f[:eh, :ew] for f in frames]
-            starts = np.cumsum([0] + durations[:-1])
-            times = [(s + d / 2) / 1000 for s, d in zip(starts, durations)]
+            ref = Reference([f[:eh, :ew] for f in frames], durations)
+            times = [(s + d / 2) / 1000 for s, d in zip(ref.starts, durations)]
+            pairs = {(i, i): d for i, d in enumerate(durations)}  # each GIF frame with the video's at its middle
             videos = []
             for flags in CONVERSIONS:
                 out = os.path.join(tmp, f"{flags}.mp4")
@@ -114,9 +98,9 @@ def main():
             videos += [("flipbook convert (defaults)", ours), ("peer, ffmpeg -tune animation crf 23", peer)]
             for label, video in videos:
                 got = [f[:eh, :ew] for f in rendered(browser, video, times, w, h)]
-                s = ssim(ref, got, durations, ew, eh)
-                print(f"| {os.path.basename(gif)} | {label} | {os.path.getsize(video)} | {s['All']:.4f} | {s['Y']:.4f} | "
-                      f"{s['U']:.4f} | {s['V']:.4f} |", flush=True)
+                s = gif_score.ssim(ref, got, pairs)
+                print(f"| {os.path.basename(gif)} | {label} | {os.path.getsize(video)} | {s['ssim']:.4f} | {s['y']:.4f} | "
+                      f"{s['u']:.4f} | {s['v']:.4f} |", flush=True)
 
 
 if __name__ == "__main__":
