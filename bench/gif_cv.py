@@ -2,7 +2,7 @@
 """Chooses GIFTuning's settings by cross-validation: no setting is taken for winning on the GIFs it was chosen on.
 
   bench/gif_cv.py FLIPBOOK [--dir DIR]... [--variants NAME,NAME...] [--crfs drawn=24-28,shaded=23-27,photo=22-26]
-                  [--splits 20] [--seed 46] [--s2-instants 8] [--jobs 2] [--only-encode] [--policy NAME:D:S:P]
+                  [--splits 20] [--seed 46] [--s2-instants 8] [--jobs 2] [--only-encode] [--check-defaults] [--policy NAME:D:S:P]
                   [--skip NAME,NAME...]
 
 GIFs: every one bench/gif2mp4.py finds (scripts/make-bench-gifs.py's, the corpus's animated GIFs of 5 frames or
@@ -29,7 +29,8 @@ GIFs by bytes, SSIM and SSIMULACRA2 with their shapes.
 Caches (bench/work/, safe to delete): Chromium's frames per GIF (refs/), every scored encode keyed by the GIF's
 hash, the flipbook binary's size and mtime (or ffmpeg's), the command and the S2 instants (cv-scores.json).
 Long: run under `nice`. --only-encode fills the cache and stops; --no-encode analyses the cache as it is; --policy scores one given policy only; --skip
-leaves out GIFs by file name (each is listed as excluded).
+leaves out GIFs by file name (each is listed as excluded); --check-defaults also converts every GIF with flipbook's
+defaults and checks that `base` at the shipped crfs gives the same bytes (that VARIANTS mirrors GIFTuning).
 """
 import concurrent.futures
 import hashlib
@@ -54,18 +55,21 @@ import gif_shape  # noqa: E402
 WORK = os.path.join(ROOT, "bench", "work")
 REFS = os.path.join(WORK, "refs")
 KINDS = ("drawn", "shaded", "photo")
+SHIPPED_CRFS = {"drawn": 28, "shaded": 27, "photo": 25}  # GIFTuning.Kind.crf
 
-# GIFTuning.automatic as it ships (the Swift source is the authority; `check_defaults` compares bytes), and the
+# GIFTuning.automatic as it ships (the Swift source is the authority; --check-defaults compares bytes), and the
 # variants measured against it. Each variant is a function of (kind, input bytes, pixels x frames) -> x264 params.
 ANALYSIS_BUDGET = 256 << 10
 SEARCH_BUDGET = 2 << 20
 
 
-def base_params(kind, input_bytes, pixel_frames, cqo=-4, qcomp_drawn=0.75, flat=True, exhaustive=True, extra=""):
+def base_params(kind, input_bytes, pixel_frames, cqo=-4, qcomp_drawn=0.75, flat=True, exhaustive=True, merange=None, refs=8,
+                subme=10, trellis=2, parts="all", extra=""):
     analysis = ""
     if input_bytes <= ANALYSIS_BUDGET:
-        analysis = "subme=9:trellis=2" if kind == "photo" or not flat else "subme=10:trellis=2:ref=16:partitions=all"
-        search = "me=esa:merange=32" if exhaustive and kind != "photo" and pixel_frames <= SEARCH_BUDGET else "me=umh"
+        analysis = "subme=9:trellis=2" if kind == "photo" or not flat else f"subme={subme}:trellis={trellis}:ref={refs}:partitions={parts}"
+        search_range = merange or {"drawn": 24, "shaded": 16}.get(kind)
+        search = f"me=esa:merange={search_range}" if exhaustive and kind != "photo" and pixel_frames <= SEARCH_BUDGET else "me=umh"
         analysis = search + ":" + analysis
     curve = f"qcomp={qcomp_drawn}" if kind == "drawn" and qcomp_drawn != 0.6 else ""
     chroma = f"chroma-qp-offset={cqo}" if cqo is not None else ""
@@ -82,9 +86,21 @@ VARIANTS = {
     "aq0.4": lambda k, b, pf: base_params(k, b, pf, extra="aq-strength=0.4"),
     "aq0.8": lambda k, b, pf: base_params(k, b, pf, extra="aq-strength=0.8"),
     "bf3": lambda k, b, pf: base_params(k, b, pf, extra="bframes=3"),
-    "ref8": lambda k, b, pf: base_params(k, b, pf, extra="ref=8"),
     "no-analysis": lambda k, b, pf: base_params(k, 1 << 40, pf),
+    # The motion search and references (base: esa over 24 pixels for drawn GIFs, 16 for shaded, 8 references).
+    "esa32-ref16": lambda k, b, pf: base_params(k, b, pf, merange=32, refs=16),  # shipped until 2026-11-29
+    "esa32": lambda k, b, pf: base_params(k, b, pf, merange=32),
+    "esa24": lambda k, b, pf: base_params(k, b, pf, merange=24),
+    "esa16": lambda k, b, pf: base_params(k, b, pf, merange=16),
+    "esa16-ref16": lambda k, b, pf: base_params(k, b, pf, merange=16, refs=16),
+    "ref16": lambda k, b, pf: base_params(k, b, pf, refs=16),
+    "ref4": lambda k, b, pf: base_params(k, b, pf, refs=4),
     "no-esa": lambda k, b, pf: base_params(k, b, pf, exhaustive=False),
+    "no-esa-ref16": lambda k, b, pf: base_params(k, b, pf, exhaustive=False, refs=16),
+    # The analysis of drawn and shaded GIFs.
+    "subme9": lambda k, b, pf: base_params(k, b, pf, subme=9),
+    "subme9-trellis1": lambda k, b, pf: base_params(k, b, pf, subme=9, trellis=1),
+    "no-p4x4": lambda k, b, pf: base_params(k, b, pf, parts="p8x8,b8x8,i8x8,i4x4"),
 }
 
 
@@ -137,6 +153,29 @@ def job(args):
         return key, [os.path.getsize(out), ssim, s2, seconds]
 
 
+def check_shipped(flipbook, gifs, facts):
+    """`base` at SHIPPED_CRFS against `flipbook convert` with no settings, byte for byte, on every GIF: whether this
+    file's mirror of GIFTuning.automatic is what the Swift code does."""
+    work = tempfile.mkdtemp(prefix="flipbook-cv-check-")
+    try:
+        differ = []
+        for gif in gifs:
+            f = facts[gif]
+            crf = SHIPPED_CRFS[f["kind"]]
+            sizes = []
+            for i, extra in enumerate((["--crf", str(crf), "--x264-params", VARIANTS["base"](f["kind"], f["bytes"], f["pixel_frames"])], [])):
+                out = os.path.join(work, f"{i}.mp4")
+                subprocess.run([flipbook, "convert", gif, "-o", out, "--jobs", "1"] + extra, check=True, capture_output=True)
+                sizes.append(os.path.getsize(out))
+                os.remove(out)
+            if sizes[0] != sizes[1]:
+                differ.append(f"{os.path.basename(gif)} ({f['kind']}): base {sizes[0]} B, defaults {sizes[1]} B")
+        print(f"--check-defaults: base at {SHIPPED_CRFS} matches flipbook's defaults byte for byte on "
+              f"{len(gifs) - len(differ)} of {len(gifs)} GIFs" + "".join(f"\n  differs: {d}" for d in differ), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     argv = sys.argv[1:]
 
@@ -159,9 +198,10 @@ def main():
     jobs = int(option("--jobs", "2"))
     only_encode = "--only-encode" in argv
     no_encode = "--no-encode" in argv  # analyse what the cache holds; GIFs missing a row are left out
+    check_defaults = "--check-defaults" in argv
     fixed_policy = option("--policy", None)
     skip = set(option("--skip", "").split(",")) - {""}
-    argv = [a for a in argv if a not in ("--only-encode", "--no-encode")]
+    argv = [a for a in argv if a not in ("--only-encode", "--no-encode", "--check-defaults")]
     flipbook = os.path.abspath(argv[0])
 
     made = os.path.join(WORK, "gifs")
@@ -244,6 +284,8 @@ def main():
                 last_save = time.time()
                 print(f"{done}/{len(todo)}", file=sys.stderr, flush=True)
     save()
+    if check_defaults:
+        check_shipped(flipbook, usable, facts)
     if only_encode:
         return
 

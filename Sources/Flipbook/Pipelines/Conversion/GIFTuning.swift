@@ -6,7 +6,8 @@
 /// bytes, pixels times frames): the crf of its `Kind` (drawn 28, shaded 27, photographic 25), drawn GIFs'
 /// `qcomp` 0.75, chroma QP offset -4 (x264's `-tune animation` leaves -2) and, for GIFs up to 256 KB, a more
 /// thorough analysis than the medium preset's (`baseAnalysis` for photographic GIFs, `flatAnalysis` for
-/// drawn and shaded ones, with `exhaustiveSearch` up to `searchBudget` pixels times frames).
+/// drawn and shaded ones, with an exhaustive motion search over `Kind.searchRange` up to `searchBudget`
+/// pixels times frames).
 ///
 /// The crfs were chosen by cross-validation (issue 46; `bench/gif_cv.py FLIPBOOK --dir DIR --crfs
 /// drawn=25-28,shaded=24-27,photo=23-26 --s2-instants 6`, the GIFs of `make bench-gif` plus 35 real GIFs of
@@ -43,7 +44,7 @@
 /// half from 0.848x to 0.799x; it lowered the mean SSIM by 0.0005 and SSIMULACRA2 by 0.35 (without the two
 /// GIFs ffmpeg disposes wrongly, 0.9685 / 72.57 against the peer's 0.9679 / 72.56: level), where drawn crf 27
 /// bought 0.821x for the same loss. 0.7 gave 0.814x at SSIMULACRA2 65.00, 0.8 0.786x at 64.66. Then
-/// `exhaustiveSearch` on drawn and shaded GIFs up to 2 Mi pixel-frames: 0.790x at SSIMULACRA2 64.95 (from
+/// `me=esa:merange=32` on drawn and shaded GIFs up to 2 Mi pixel-frames: 0.790x at SSIMULACRA2 64.95 (from
 /// 64.81), for 15-20% more CPU on such GIFs (about 17 ms on a 278x183 four-frame flag) and 3% over the bench;
 /// on every GIF it gave 0.830x for 1.6x the time. Not taken in that round: qcomp 0.5 for shaded and
 /// photographic GIFs (0.841x; photo-loop.gif 5% smaller but under the peer's SSIM), `me=tesa`, subme 11 and
@@ -98,6 +99,21 @@ struct GIFTuning: Sendable, Equatable {
         var qcomp: Double? {
             self == .drawn ? 0.75 : nil
         }
+
+        /// The range of the exhaustive motion search (`me=esa`) a small GIF of this kind gets, in pixels;
+        /// nil for photographic GIFs, which keep `patternSearch`. Drawn GIFs' sprites and scrolled text jump
+        /// far: bench/pixel-art.gif keeps 88.64 SSIMULACRA2 at 24 (89.07 at 32, 88.12 at 16, 87.80 with umh;
+        /// the peer 89.86). Flags and globes move a few pixels a frame, so 16 finds what 32 did on shaded
+        /// GIFs. Cross-validated with `ref=8` in `flatAnalysis` (`bench/gif_cv.py` variant `range-by-kind`,
+        /// docs/benchmarks.md): 0.725x the peer's bytes held out against 0.719x at 32 with 16 references,
+        /// the same halves meeting every quality target, for about 10% less CPU on those GIFs.
+        var searchRange: Int? {
+            switch self {
+            case .drawn: 24
+            case .shaded: 16
+            case .photographic: nil
+            }
+        }
     }
 
     /// Flipbook's default settings for a GIF of `inputBytes` whose first frame measured `content`: the crf
@@ -107,39 +123,37 @@ struct GIFTuning: Sendable, Equatable {
     /// 259 frames) took 1.6 s with it and 1.0 s without, and was 0.7% larger with it; partial_gif_decode.gif
     /// (716 KB) and photo-loop.gif (2 MB) were 6% and 3% smaller. Drawn and shaded GIFs of at most
     /// `searchBudget` pixels times frames (`pixelFrames`, nil when the count is not known before decoding, as
-    /// for a streamed GIF) also get `exhaustiveSearch`.
+    /// for a streamed GIF) also get the exhaustive motion search (`me=esa`, which tries every vector within
+    /// `Kind.searchRange` instead of umh's pattern and finds the far jumps of sprites and scrolled text).
     static func automatic(inputBytes: Int, pixelFrames: Int? = nil, content: GIFContent) -> GIFTuning {
         let kind = Kind(content)
         var analysis = inputBytes > analysisBudget ? "" : kind == .photographic ? baseAnalysis : flatAnalysis
         if !analysis.isEmpty {
-            let exhaustive = kind != .photographic && pixelFrames.map { $0 <= searchBudget } == true
-            analysis = (exhaustive ? exhaustiveSearch : patternSearch) + ":" + analysis
+            let range = pixelFrames.map { $0 <= searchBudget } == true ? kind.searchRange : nil
+            analysis = (range.map { "me=esa:merange=\($0)" } ?? patternSearch) + ":" + analysis
         }
         let curve = kind.qcomp.map { "qcomp=\($0)" } ?? ""
         return GIFTuning(crf: kind.crf, x264Params: [analysis, curve, "chroma-qp-offset=-4"].filter { !$0.isEmpty }.joined(separator: ":"))
     }
 
     /// The analysis of photographic GIFs up to `analysisBudget`: subpixel refinement 9, trellis quantisation on
-    /// every macroblock decision. The motion search is chosen beside it: `patternSearch` or `exhaustiveSearch`.
+    /// every macroblock decision, with `patternSearch`.
     static let baseAnalysis = "subme=9:trellis=2"
 
     /// Drawn and shaded GIFs' analysis: subpixel refinement 10 (quarter-pel rate-distortion on every
-    /// macroblock type), 16 reference frames (a sprite, a blinking cursor or a waving flag comes back to a
-    /// picture several frames old) and every partition size (thin lines, text and flag edges).
-    static let flatAnalysis = "subme=10:trellis=2:ref=16:partitions=all"
+    /// macroblock type), 8 reference frames (a sprite, a blinking cursor or a waving flag comes back to a
+    /// picture several frames old) and every partition size (thin lines, text and flag edges). 16 references
+    /// were 0.1% smaller over the small drawn and shaded GIFs for about 5% more CPU there.
+    static let flatAnalysis = "subme=10:trellis=2:ref=8:partitions=all"
 
     /// The largest GIF, in bytes, that gets the thorough analysis.
     static let analysisBudget = 256 << 10
 
-    /// Motion search that tries every vector within 32 pixels instead of umh's pattern (`me=esa`): it finds
-    /// the far jumps of sprites and scrolled text. It costs time in proportion to pixels times frames, so it
-    /// is kept to small GIFs (`searchBudget`).
-    static let exhaustiveSearch = "me=esa:merange=32"
-
     /// The motion search of every other analysed GIF: uneven multi-hexagon (`me=umh`), x264's default range.
     static let patternSearch = "me=umh"
 
-    /// The most pixels times frames (2 Mi: 40 frames of 256x200) that get `exhaustiveSearch`.
+    /// The most pixels times frames (2 Mi: 40 frames of 256x200) that get the exhaustive motion search, whose
+    /// cost grows in proportion to them.
     static let searchBudget = 2 << 20
 
     /// Whether `options` leave the settings to Flipbook: automatic tuning on, H.264 at x264's default
