@@ -12,10 +12,11 @@
 /// The crfs were chosen by cross-validation (issue 46; `bench/gif_cv.py FLIPBOOK --dir DIR --crfs
 /// drawn=25-28,shaded=24-27,photo=23-26 --s2-instants 6`, the GIFs of `make bench-gif` plus 35 real GIFs of
 /// other projects' suites, 20 random halves; docs/benchmarks.md), after `FrameEncoder` took chroma as 2x2
-/// means: the rule (fewest bytes among the settings that meet the targets there, else the
-/// fewest GIFs that miss them) picked shaded 27 and photographic 25 on every half and drawn 28 on 19 of 20, at 0.720x
-/// the peer's bytes held out (spread 0.04), every held-out GIF within 0.005 SSIM of the peer on all 20
-/// halves. Those are also what the rule picks on all 74 GIFs, and what it picks there from the wider ranges
+/// means: the rule (fewest bytes among the settings that meet the targets there, else the fewest GIFs that
+/// miss them) picked shaded 27 and photographic 25 on every half and drawn 28 on 19 of 20, at 0.720x the
+/// peer's bytes held out (spread 0.04), every held-out GIF within 0.005 SSIM of the peer on all 20 halves
+/// (with `Kind.searchRange` and 8 references since: the same choices, 0.727x, the same 20 of 20). Those are
+/// also what the rule picks on all 74 GIFs, and what it picks there from the wider ranges
 /// drawn 27-30, shaded 26-28, photographic 24-26; from those ranges some halves picked drawn 29 or 30 and
 /// lost 0.006-0.010 SSIM on gifsicle's logo.gif held out, so the ranges stop at 28. (With the earlier
 /// bicubic chroma no crf per kind kept every GIF within 0.005: the rule picked 27/26/25 and a dithered video
