@@ -105,9 +105,10 @@ struct GIFTuning: Sendable, Equatable {
         /// nil for photographic GIFs, which keep `patternSearch`. Drawn GIFs' sprites and scrolled text jump
         /// far: bench/pixel-art.gif keeps 88.64 SSIMULACRA2 at 24 (89.07 at 32, 88.12 at 16, 87.80 with umh;
         /// the peer 89.86). Flags and globes move a few pixels a frame, so 16 finds what 32 did on shaded
-        /// GIFs. Cross-validated with `ref=8` in `flatAnalysis` (`bench/gif_cv.py` variant `range-by-kind`,
-        /// docs/benchmarks.md): 0.725x the peer's bytes held out against 0.719x at 32 with 16 references,
-        /// the same halves meeting every quality target, for about 10% less CPU on those GIFs.
+        /// GIFs. Cross-validated with `ref=8` in `flatAnalysis` (`bench/gif_cv.py`'s `base` against
+        /// `esa32-ref16`, the settings before, at the shipped crfs; docs/benchmarks.md): 0.725x the peer's bytes
+        /// held out against 0.719x, the same halves meeting every quality target, for 0.898x the CPU and
+        /// 0.832x the instructions on those GIFs (`bench/gif_variant_time.py`).
         var searchRange: Int? {
             switch self {
             case .drawn: 24
