@@ -104,6 +104,32 @@ VARIANTS = {
 }
 
 
+def take_option(argv, name, default):
+    """The value after `name` in argv, taking both out; `default` when it is not there."""
+    if name in argv:
+        i = argv.index(name)
+        value = argv[i + 1]
+        del argv[i:i + 2]
+        return value
+    return default
+
+
+def bench_gifs(dirs):
+    """Every GIF of the set: scripts/make-bench-gifs.py's (made into bench/work/gifs), bench/gif2mp4.py's corpus
+    GIFs, and every GIF in each of `dirs`."""
+    made = os.path.join(WORK, "gifs")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True, capture_output=True)
+    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
+    for d in dirs:
+        gifs += sorted(os.path.join(d, f) for f in os.listdir(d) if f.lower().endswith(".gif"))
+    return gifs
+
+
+def kind_of(flatness):
+    """GIFTuning.Kind of a first frame's flatness."""
+    return "drawn" if flatness >= 0.9 else "shaded" if flatness >= 0.5 else "photo"
+
+
 def parse_range(text):
     a, _, b = text.partition("-")
     return list(range(int(a), int(b or a) + 1))
@@ -180,12 +206,7 @@ def main():
     argv = sys.argv[1:]
 
     def option(name, default):
-        if name in argv:
-            i = argv.index(name)
-            value = argv[i + 1]
-            del argv[i:i + 2]
-            return value
-        return default
+        return take_option(argv, name, default)
     dirs = []
     while "--dir" in argv:
         dirs.append(option("--dir", None))
@@ -204,11 +225,7 @@ def main():
     argv = [a for a in argv if a not in ("--only-encode", "--no-encode", "--check-defaults")]
     flipbook = os.path.abspath(argv[0])
 
-    made = os.path.join(WORK, "gifs")
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True, capture_output=True)
-    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
-    for d in dirs:
-        gifs += sorted(os.path.join(d, f) for f in os.listdir(d) if f.lower().endswith(".gif"))
+    gifs = bench_gifs(dirs)
 
     # References first, in one browser; GIFs Chromium cannot decode or too small for SSIM are left out.
     from gif_reference import Browser, Reference
@@ -240,7 +257,7 @@ def main():
     for gif in usable:
         s = gif_shape.shape(gif)
         f = gif_shape.flatness(gif)
-        kind = "drawn" if f >= 0.9 else "shaded" if f >= 0.5 else "photo"
+        kind = kind_of(f)
         facts[gif] = {"kind": kind, "bytes": os.path.getsize(gif), "pixel_frames": s["width"] * s["height"] * s["frames"],
                       "shape": gif_shape.describe(s), "flatness": f}
 

@@ -32,26 +32,13 @@ def geomean(values):
 
 def main():
     argv = sys.argv[1:]
-
-    def option(name, default):
-        if name in argv:
-            i = argv.index(name)
-            value = argv[i + 1]
-            del argv[i:i + 2]
-            return value
-        return default
     dirs = []
     while "--dir" in argv:
-        dirs.append(option("--dir", None))
-    rounds = int(option("--rounds", "2"))
-    callgrind = int(option("--callgrind", "0"))
+        dirs.append(gif_cv.take_option(argv, "--dir", None))
+    rounds = int(gif_cv.take_option(argv, "--rounds", "2"))
+    callgrind = int(gif_cv.take_option(argv, "--callgrind", "0"))
     flipbook, variants = os.path.abspath(argv[0]), argv[1].split(",")
-
-    made = os.path.join(gif_cv.WORK, "gifs")
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make-bench-gifs.py"), made], check=True, capture_output=True)
-    gifs = sorted(os.path.join(made, f) for f in os.listdir(made) if f.endswith(".gif")) + gif2mp4.corpus_gifs()
-    for d in dirs:
-        gifs += sorted(os.path.join(d, f) for f in os.listdir(d) if f.lower().endswith(".gif"))
+    gifs = gif_cv.bench_gifs(dirs)
 
     work = tempfile.mkdtemp(prefix="flipbook-variant-time-")
     try:
@@ -60,8 +47,7 @@ def main():
             s = gif_shape.shape(gif)
             if s["width"] < 8 or s["height"] < 8:
                 continue
-            f = gif_shape.flatness(gif)
-            kind = "drawn" if f >= 0.9 else "shaded" if f >= 0.5 else "photo"
+            kind = gif_cv.kind_of(gif_shape.flatness(gif))
             params = {v: gif_cv.VARIANTS[v](kind, os.path.getsize(gif), s["width"] * s["height"] * s["frames"]) for v in variants}
             if len(set(params.values())) > 1:
                 cases.append((gif, kind, params))
