@@ -38,20 +38,12 @@ from gif_reference import Browser, Reference  # noqa: E402
 import gif_score  # noqa: E402
 import gif2mp4  # noqa: E402
 import gif_sweep  # noqa: E402
+from gif_cv import take_option as option  # noqa: E402
 
 PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"]
 ANALYSIS = "me=umh:subme=9:trellis=2"  # GIFTuning's thorough analysis, medium only
 ANALYSIS_BUDGET = 256 << 10  # GIFTuning.analysisBudget
 CRF_RANGE = range(12, 41)
-
-
-def option(argv, name, default):
-    if name in argv:
-        i = argv.index(name)
-        value = argv[i + 1]
-        del argv[i:i + 2]
-        return value
-    return default
 
 
 class Scorer:
