@@ -142,6 +142,26 @@ import Testing
         #expect(p.framePTS == [0, 0.05] && abs(p.duration - 0.1) < 0.001)
     }
 
+    /// 4:2:0 gives each 2x2 block one colour, so an odd size's last column and row share theirs with the
+    /// padding: padded with the (white) background they came out pink. Read by ffmpeg's decoder, cropped to
+    /// the GIF's size, the red edge stays red (before: (167, 44, 31) there, 253, 0, 0 inside).
+    @Test func oddSizesKeepTheColourOfTheirLastColumnAndRow() throws {
+        var gif = TestGIF(width: 17, height: 13)
+        gif.frames = [.init(width: 17, height: 13, pixels: [UInt8](repeating: 1, count: 17 * 13), delay: 10)]  // red
+        let result = try GIFToVideo.convert(MemoryByteSource(gif.encode()))
+        #expect(result.encodedWidth == 18 && result.encodedHeight == 14)
+        let dir = try TemporaryDirectory()
+        try Data(result.data).write(to: URL(fileURLWithPath: dir.path("odd.mp4")))
+        try FFmpeg.run(["-i", dir.path("odd.mp4"), "-frames:v", "1", "-vf", "format=rgb24,crop=17:13:0:0",
+                        "-f", "rawvideo", "-pix_fmt", "rgb24", dir.path("odd.rgb")])
+        let rgb = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path("odd.rgb"))))
+        try #require(rgb.count == 17 * 13 * 3)
+        for (x, y) in [(16, 0), (16, 6), (16, 12), (0, 12), (8, 12), (8, 6)] {
+            let i = (y * 17 + x) * 3
+            #expect(rgb[i] > 235 && rgb[i + 1] < 20 && rgb[i + 2] < 20, "(\(x), \(y)): \(rgb[i]), \(rgb[i + 1]), \(rgb[i + 2])")
+        }
+    }
+
     /// A last frame shorter than the average sample: timestamps as they come, without B-frames, so runs of
     /// identical frames merge into one sample (`SampleTiming.variable`).
     @Test func identicalFramesMergeAndTransparencyTakesTheBackground() throws {
