@@ -20,7 +20,10 @@
 /// drawn 27-30, shaded 26-28, photographic 24-26; from those ranges some halves picked drawn 29 or 30 and
 /// lost 0.006-0.010 SSIM on gifsicle's logo.gif held out, so the ranges stop at 28. (With the earlier
 /// bicubic chroma no crf per kind kept every GIF within 0.005: the rule picked 27/26/25 and a dithered video
-/// clip was 0.008 under the peer.)
+/// clip was 0.008 under the peer.) The same rule against the peer's recipe given Chromium's frames of the 4
+/// GIFs ffmpeg decodes wrongly (`--peer-on-reference`, where the peer's quality is of the right picture) picks
+/// the same crfs on all 74 GIFs: 0.692x held out, its pooled held-out SSIM and SSIMULACRA2 0.0011 and 0.58
+/// over the peer's, and wider ranges down to drawn 22 and shaded 23 change nothing.
 ///
 /// The rest was tuned on the tuning half of `make bench-gif`'s split only (`bench/gif_sweep.py --half tuning --ref browser --s2`: 16
 /// GIFs, against ffmpeg's `-tune animation` recipe at crf 23, scored against Chromium's rendering; one run on
