@@ -426,7 +426,8 @@ def main():
         return {"geo": geo, "ssim": ssim, "pssim": pssim, "s2": s2, "ps2": ps2, "misses": misses, "violations": violations,
                 "worst_ssim": (worst_ssim[0], worst_ssim[1][1] - worst_ssim[2][1]),
                 "worst_bytes": (worst_bytes[0], worst_bytes[1][0] / worst_bytes[2][0]),
-                "seconds": sum(r[3] for _, r, _ in rows), "peer_seconds": sum(p[3] for _, _, p in rows)}
+                "seconds": sum(r[3] for _, r, _ in rows), "peer_seconds": sum(p[3] for _, _, p in rows),
+                "differences": [(r[1] - p[1], r[2] - p[2]) for _, r, p in rows]}
 
     def choose(subset):
         best = None
@@ -450,8 +451,9 @@ def main():
              ", where the peer encodes what ffmpeg decodes (--peer-on-reference gives it Chromium's frames)") + "\n")
     # The substitute checked where it is not needed: on the GIFs ffmpeg decodes as Chromium does, the peer on
     # Chromium's frames should be the peer on the GIF.
+    wrong = {g for _, g in misdecoded}
     same = [(results[g][("peer-on-reference", 0)], results[g][("peer", 0)]) for g in names
-            if g not in {m for _, m in misdecoded} and results[g].get(("peer-on-reference", 0))]
+            if g not in wrong and results[g].get(("peer-on-reference", 0))]
     if same:
         print(f"The peer on Chromium's frames against the peer on the GIF, on the {len(same)} GIFs ffmpeg decodes as "
               f"Chromium does: {math.exp(sum(math.log(r[0] / p[0]) for r, p in same) / len(same)):.3f}x the bytes "
@@ -480,9 +482,7 @@ def main():
         policy, t = choose(tuning)
         h = evaluate(policy, held)
         held_figures.append(h)
-        for g in held:
-            r, p = row(policy, g), results[g][("peer", 0)]
-            pooled.append((r[1] - p[1], r[2] - p[2]))
+        pooled += h["differences"]
         print(f"| {k + 1} | {label(policy)} | {t['geo']:.3f}x | **{h['geo']:.3f}x** | {h['ssim']:.4f} ({h['pssim']:.4f}) | "
               f"{h['s2']:.2f} ({h['ps2']:.2f}) | {short(h['worst_ssim'][0])} {h['worst_ssim'][1]:+.4f} | "
               f"{short(h['worst_bytes'][0])} {h['worst_bytes'][1]:.2f}x | {4 - h['misses']}/4 |", flush=True)
