@@ -1,5 +1,5 @@
 extension FrameEncoder {
-    /// An RGB image of the encoder's size, padded to even dimensions with the background colour and
+    /// An RGB image of the encoder's size, padded to even dimensions by repeating its last column and row, and
     /// followed by the slack swscale's SIMD reads need.
     package func padded(_ image: Image) throws -> [UInt8] {
         guard image.width == width, image.height == height else {

@@ -16,7 +16,7 @@ public struct VideoConversionResult: Sendable {
     public var loopCount: Int?
     /// Whether the input had transparent pixels (flattened onto `VideoConversionOptions.background`).
     public var hadTransparency: Bool
-    /// The picture's true size; the encoded size is padded to even numbers with the background colour.
+    /// The picture's true size; the encoded size is padded to even numbers by repeating the last column and row.
     public var width: Int
     /// The picture's true height.
     public var height: Int
