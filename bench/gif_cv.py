@@ -144,6 +144,13 @@ def kind_of(flatness):
     return "drawn" if flatness >= 0.9 else "shaded" if flatness >= 0.5 else "photo"
 
 
+def mean_sd(values):
+    """The mean and the sample standard deviation (0 for fewer than two values)."""
+    n = len(values)
+    mean = sum(values) / n
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+
+
 def parse_range(text):
     a, _, b = text.partition("-")
     return list(range(int(a), int(b or a) + 1))
@@ -396,12 +403,8 @@ def main():
 
     def lower_bound(differences, z):
         """The mean of per-GIF differences minus z standard errors (z = 0: the mean)."""
-        n = len(differences)
-        mean = sum(differences) / n
-        if z == 0 or n < 2:
-            return mean
-        sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
-        return mean - z * sd / math.sqrt(n)
+        mean, sd = mean_sd(differences)
+        return mean - z * sd / math.sqrt(len(differences)) if z else mean
 
     def evaluate(policy, subset, z=0.0):
         rows = [(g, row(policy, g), results[g][("peer", 0)]) for g in subset]
@@ -411,10 +414,11 @@ def main():
         geo = math.exp(sum(math.log(r[0] / p[0]) for _, r, p in rows) / n)
         ssim, pssim = sum(r[1] for _, r, _ in rows) / n, sum(p[1] for _, _, p in rows) / n
         s2, ps2 = sum(r[2] for _, r, _ in rows) / n, sum(p[2] for _, _, p in rows) / n
+        differences = [(r[1] - p[1], r[2] - p[2]) for _, r, p in rows]
         # With z > 0 (--confidence) a mean target holds only when it holds by z standard errors of the per-GIF
         # differences: a policy that only just meets it on the GIFs it is chosen on meets it on others half the time.
-        ssim_short = lower_bound([r[1] - p[1] for _, r, p in rows], z) < 0
-        s2_short = lower_bound([r[2] - p[2] for _, r, p in rows], z) < 0
+        ssim_short = lower_bound([d[0] for d in differences], z) < 0
+        s2_short = lower_bound([d[1] for d in differences], z) < 0
         worst_ssim = min(rows, key=lambda x: x[1][1] - x[2][1])
         worst_bytes = max(rows, key=lambda x: x[1][0] / x[2][0])
         under = sum(r[1] - p[1] < -0.005 for _, r, p in rows)
@@ -427,7 +431,7 @@ def main():
                 "worst_ssim": (worst_ssim[0], worst_ssim[1][1] - worst_ssim[2][1]),
                 "worst_bytes": (worst_bytes[0], worst_bytes[1][0] / worst_bytes[2][0]),
                 "seconds": sum(r[3] for _, r, _ in rows), "peer_seconds": sum(p[3] for _, _, p in rows),
-                "differences": [(r[1] - p[1], r[2] - p[2]) for _, r, p in rows]}
+                "differences": differences}
 
     def choose(subset):
         best = None
@@ -498,13 +502,10 @@ def main():
     # The cross-validated estimate of the mean targets: every held-out GIF of every split, at the policy chosen
     # without it. One half's mean moves by about a standard error with which GIFs fall in it, so a rule that
     # stops where the tuning half just meets a mean target meets it on about half of the held-out halves.
-    n = len(pooled)
     for i, name in ((0, "SSIM"), (1, "SSIMULACRA2")):
-        values = [d[i] for d in pooled]
-        m = sum(values) / n
-        se_half = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) / math.sqrt(len(names) - len(names) // 2)
-        print(f"pooled held-out {name} against the peer ({n} GIF-splits): mean {m:+.4f} "
-              f"(one held-out half's standard error {se_half:.4f})")
+        m, sd = mean_sd([d[i] for d in pooled])
+        print(f"pooled held-out {name} against the peer ({len(pooled)} GIF-splits): mean {m:+.4f} "
+              f"(one held-out half's standard error {sd / math.sqrt(len(names) - len(names) // 2):.4f})")
 
     final, everything = choose(names)
     print(f"\nchosen on all {len(names)} GIFs: {label(final)}: {everything['geo']:.3f}x, SSIM {everything['ssim']:.4f} "
